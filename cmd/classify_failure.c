@@ -1,0 +1,138 @@
+/*
+ * rlwrap classify-failure [--json] [--all] [--family F] [--exit-code N]
+ *     [--now TIME] [file ...]
+ * Classifies captured streams; one verdict per input (stdin when none).
+ */
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "classify.h"
+#include "cmd.h"
+
+enum { OPT_JSON = OPT_LONG_BASE, OPT_ALL, OPT_FAMILY, OPT_EXIT, OPT_NOW };
+
+static const struct option classify_longopts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "family", required_argument, NULL, OPT_FAMILY },
+	{ "exit-code", required_argument, NULL, OPT_EXIT },
+	{ "now", required_argument, NULL, OPT_NOW },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct print_opts {
+	bool json;
+	bool all;
+	time_t now;
+};
+
+static void
+print_signal(const struct fail_signal *sig, void *arg)
+{
+	const struct print_opts *po = arg;
+	char line[1024];
+
+	if (po->json) {
+		json_t *o = signal_to_json(sig, po->now);
+
+		json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		putchar('\n');
+		json_decref(o);
+		return;
+	}
+	signal_format_line(sig, po->now, line, sizeof(line));
+	puts(line);
+}
+
+static void
+print_if_all(const struct fail_signal *sig, void *arg)
+{
+	if (((const struct print_opts *)arg)->all)
+		print_signal(sig, arg);
+}
+
+/* Returns false (after a warning) when the input cannot be read. */
+static bool
+classify_fd(int fd, const char *name, const char *family, int exit_code, struct print_opts *po)
+{
+	static char buf[256 * 1024];
+	struct classifier *c = classifier_new(family, po->now);
+	struct fail_signal sig;
+	ssize_t n;
+
+	if (c == NULL)
+		err(EXIT_INTERNAL, "classifier");
+	classifier_on_signal(c, print_if_all, po);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			warn("%s", name);
+			classifier_free(c);
+			return false;
+		}
+		classifier_feed(c, buf, (size_t)n);
+	}
+	classifier_finish(c, exit_code, &sig);
+	if (!po->all)
+		print_signal(&sig, po);
+	classifier_free(c);
+	return true;
+}
+
+static int
+classify_exec(struct args *args)
+{
+	const struct cmd_entry *self = &cmd_classify_failure_entry;
+	struct print_opts po = { .json = args_has(args, OPT_JSON), .all = args_has(args, OPT_ALL) };
+	long long exit_code = -1;
+	double now;
+	int rc = 0;
+
+	po.now = cmd_now();
+	if (args_has(args, OPT_NOW)) {
+		if (!opt_time(self, "--now", args_get(args, OPT_NOW), &now))
+			return EXIT_USAGE;
+		po.now = (time_t)now;
+	}
+	if (args_has(args, OPT_FAMILY) && !family_known(args_get(args, OPT_FAMILY)))
+		return usage_error(self, "--family %s: not a family (%s)", args_get(args, OPT_FAMILY),
+		    family_list());
+	if (args_has(args, OPT_EXIT) &&
+	    !opt_int(self, "--exit-code", args_get(args, OPT_EXIT), 0, 255, &exit_code))
+		return EXIT_USAGE;
+	if (args->count == 0)
+		return classify_fd(STDIN_FILENO, "stdin", args_get(args, OPT_FAMILY), (int)exit_code, &po) ? 0 : 1;
+	for (int i = 0; i < args->count; i++) {
+		const char *path = args->operands[i];
+		int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd < 0) {
+			warn("%s", path);
+			rc = 1;
+			continue;
+		}
+		if (!classify_fd(fd, path, args_get(args, OPT_FAMILY), (int)exit_code, &po))
+			rc = 1;
+		if (fd != STDIN_FILENO)
+			close(fd);
+	}
+	fflush(stdout);
+	return rc;
+}
+
+const struct cmd_entry cmd_classify_failure_entry = {
+	.name = "classify-failure",
+	.optstring = "",
+	.longopts = classify_longopts,
+	.lower = 0,
+	.upper = -1,
+	.usage = "classify-failure [--json] [--all] [--family F] [--exit-code N] [--now TIME] [file ...]",
+	.summary = "classify a captured agent stream and print its FailureSignal",
+	.exec = classify_exec,
+};

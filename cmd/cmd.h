@@ -1,0 +1,68 @@
+/*
+ * cmd.h: the subcommand table and the small helpers every cmd/<verb>.c uses.
+ *
+ * Ownership: struct args points into argv and into static option tables; it
+ * owns only the arrays args_parse() allocates, released by args_free().
+ * cmd/ is the only place that prints diagnostics and exits.
+ */
+#ifndef RLWRAP_CMD_H
+#define RLWRAP_CMD_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <time.h>
+
+/* Exit codes of DESIGN.md section 3. */
+#define EXIT_REFUSED 75
+#define EXIT_USAGE 2
+#define EXIT_INTERNAL 125
+#define EXIT_NOEXEC 126
+#define EXIT_NOTFOUND 127
+
+/* Long options with no short form are stored under codes from here up. */
+#define OPT_LONG_BASE 0x100
+#define OPT_MAX 0x140
+
+struct args {
+	const char *value[OPT_MAX];   /* last value given, or "" for a flag */
+	const char **list[OPT_MAX];   /* every value of a repeatable option */
+	int list_len[OPT_MAX];
+	char **operands;
+	int count;
+};
+
+struct cmd_entry {
+	const char *name;
+	const char *optstring;        /* getopt(3) string, without the leading "+:" */
+	const struct option *longopts;
+	int lower, upper;             /* operand count bounds; upper -1 = unbounded */
+	const char *usage;            /* synopsis after "rlwrap " */
+	const char *summary;          /* one line for `rlwrap help` */
+	int (*exec)(struct args *args);
+};
+
+extern const struct cmd_entry *const cmd_table[];
+extern const struct cmd_entry cmd_run_entry, cmd_classify_failure_entry, cmd_help_entry;
+const struct cmd_entry *cmd_find(const char *name);
+
+/* Parses argv[0..] (argv[0] is the subcommand name).  On a usage error it
+ * prints one line and returns false. */
+bool args_parse(const struct cmd_entry *entry, int argc, char **argv, struct args *args);
+void args_free(struct args *args);
+bool args_has(const struct args *args, int opt);
+const char *args_get(const struct args *args, int opt);
+
+/* One-line usage error for entry, then the exit code to use (2). */
+int usage_error(const struct cmd_entry *entry, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Option value parsers that report a usage error themselves. */
+bool opt_int(const struct cmd_entry *entry, const char *name, const char *s,
+    long long lo, long long hi, long long *out);
+bool opt_time(const struct cmd_entry *entry, const char *name, const char *s, double *out);
+bool opt_duration(const struct cmd_entry *entry, const char *name, const char *s, double *out);
+
+/* The clock: RLWRAP_TEST_NOW (tests only, epoch or ISO) or the real time. */
+time_t cmd_now(void);
+
+#endif

@@ -1,0 +1,59 @@
+/*
+ * rlwrap: a rate-limit-aware prefix for AI coding-agent CLIs.
+ *
+ * The first operand is a subcommand only when it names one exactly;
+ * anything else (or anything after "--") is a command to wrap.
+ */
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+const struct cmd_entry *const cmd_table[] = {
+	&cmd_run_entry,
+	&cmd_classify_failure_entry,
+	&cmd_help_entry,
+	NULL
+};
+
+static int
+dispatch(const struct cmd_entry *entry, int argc, char **argv)
+{
+	struct args args;
+	int rc;
+
+	if (!args_parse(entry, argc, argv, &args))
+		return EXIT_USAGE;
+	rc = entry->exec(&args);
+	args_free(&args);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	static char run_name[] = "run", help_name[] = "help";
+	char *help_argv[] = { help_name, NULL };
+	const struct cmd_entry *entry;
+
+	setprogname("rlwrap");
+	if (argc < 2) {
+		fprintf(stderr, "usage: rlwrap [options] [--] command [arg ...]\n"
+		    "       rlwrap help\n");
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+		return dispatch(&cmd_help_entry, 1, help_argv);
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("rlwrap %s\n", RLWRAP_VERSION);
+		return 0;
+	}
+	entry = cmd_find(argv[1]);
+	if (entry != NULL)
+		return dispatch(entry, argc - 1, argv + 1);
+	/* Not a subcommand: the whole command line is the wrapper's. */
+	argv[0] = run_name;
+	return dispatch(&cmd_run_entry, argc, argv);
+}

@@ -1,0 +1,162 @@
+/* Argument parsing and option value helpers shared by the subcommands. */
+#include <err.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "timeparse.h"
+
+const struct cmd_entry *
+cmd_find(const char *name)
+{
+	for (const struct cmd_entry *const *e = cmd_table; *e != NULL; e++)
+		if (strcmp((*e)->name, name) == 0)
+			return *e;
+	return NULL;
+}
+
+int
+usage_error(const struct cmd_entry *entry, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vwarnx(fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "usage: rlwrap %s\n", entry->usage);
+	return EXIT_USAGE;
+}
+
+static bool
+args_store(struct args *args, int opt, const char *value)
+{
+	const char **grown;
+	int n;
+
+	if (opt < 0 || opt >= OPT_MAX)
+		return false;
+	args->value[opt] = value != NULL ? value : "";
+	n = args->list_len[opt];
+	grown = reallocarray(args->list[opt], (size_t)n + 1, sizeof(*grown));
+	if (grown == NULL)
+		err(EXIT_INTERNAL, "reallocarray");
+	grown[n] = args->value[opt];
+	args->list[opt] = grown;
+	args->list_len[opt] = n + 1;
+	return true;
+}
+
+static const char *
+option_name(const struct cmd_entry *entry, int opt, char *buf, size_t size)
+{
+	for (const struct option *o = entry->longopts; o != NULL && o->name != NULL; o++)
+		if (o->val == opt) {
+			snprintf(buf, size, "--%s", o->name);
+			return buf;
+		}
+	snprintf(buf, size, "-%c", opt);
+	return buf;
+}
+
+bool
+args_parse(const struct cmd_entry *entry, int argc, char **argv, struct args *args)
+{
+	static const struct option none[] = { { NULL, 0, NULL, 0 } };
+	char optstring[128], name[64];
+	int opt;
+
+	memset(args, 0, sizeof(*args));
+	snprintf(optstring, sizeof(optstring), "+:%s", entry->optstring);
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, optstring,
+	    entry->longopts != NULL ? entry->longopts : none, NULL)) != -1) {
+		if (opt == '?') {
+			if (optopt != 0)
+				usage_error(entry, "unknown option -%c", optopt);
+			else
+				usage_error(entry, "unknown option %s", argv[optind - 1]);
+			return false;
+		}
+		if (opt == ':') {
+			usage_error(entry, "option %s needs a value",
+			    optopt != 0 ? option_name(entry, optopt, name, sizeof(name)) : argv[optind - 1]);
+			return false;
+		}
+		args_store(args, opt, optarg);
+	}
+	args->operands = argv + optind;
+	args->count = argc - optind;
+	if (args->count < entry->lower || (entry->upper >= 0 && args->count > entry->upper)) {
+		usage_error(entry, "%s: wrong number of arguments", entry->name);
+		return false;
+	}
+	return true;
+}
+
+void
+args_free(struct args *args)
+{
+	for (int i = 0; i < OPT_MAX; i++)
+		free(args->list[i]);
+	memset(args, 0, sizeof(*args));
+}
+
+bool
+args_has(const struct args *args, int opt)
+{
+	return opt >= 0 && opt < OPT_MAX && args->value[opt] != NULL;
+}
+
+const char *
+args_get(const struct args *args, int opt)
+{
+	return args_has(args, opt) ? args->value[opt] : NULL;
+}
+
+bool
+opt_int(const struct cmd_entry *entry, const char *name, const char *s,
+    long long lo, long long hi, long long *out)
+{
+	const char *errstr;
+
+	*out = strtonum(s, lo, hi, &errstr);
+	if (errstr != NULL) {
+		usage_error(entry, "%s %s: %s (expected %lld..%lld)", name, s, errstr, lo, hi);
+		return false;
+	}
+	return true;
+}
+
+bool
+opt_time(const struct cmd_entry *entry, const char *name, const char *s, double *out)
+{
+	if (time_parse(s, out))
+		return true;
+	usage_error(entry, "%s %s: not a time (epoch seconds or ISO 8601 like 2026-11-30T14:00:00Z)",
+	    name, s);
+	return false;
+}
+
+bool
+opt_duration(const struct cmd_entry *entry, const char *name, const char *s, double *out)
+{
+	if (duration_parse(s, out))
+		return true;
+	usage_error(entry, "%s %s: not a duration (like 90, 90s, 15m, 1h30m, 2d)", name, s);
+	return false;
+}
+
+time_t
+cmd_now(void)
+{
+	const char *s = getenv("RLWRAP_TEST_NOW");
+	double t;
+
+	if (s != NULL && *s != '\0' && time_parse(s, &t))
+		return (time_t)t;
+	return time(NULL);
+}

@@ -1,0 +1,113 @@
+/*
+ * dialect.h: what a family's records mean.  Each family is one
+ * lib/dialect_<name>.c exporting one struct dialect, plus its fixtures; the
+ * table in classify.c lists them.  Also the evidence a failure record yields
+ * and the helpers (markers.c, envelope.c) that turn it into a signal.
+ *
+ * Ownership: dialect functions borrow the jansson object they are given and
+ * fill caller-owned evidence; nothing is kept between calls except the
+ * caller-owned struct dialect_state.
+ */
+#ifndef RLWRAP_DIALECT_H
+#define RLWRAP_DIALECT_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "reset.h"
+#include "signal.h"
+
+#define EVIDENCE_TEXT_MAX 8192
+
+/* What one failure record (or notice) said. */
+struct evidence {
+	int http_status;
+	bool status_structured;        /* from a field or an SDK "429 {...}" prefix */
+	bool typed;                    /* a typed error value was present */
+	bool rejected_event;           /* a Claude rate_limit_event with status rejected */
+	enum reason forced;            /* set by a dialect that knows better than markers */
+	char error_type[SIGNAL_FIELD_MAX];
+	char limit_type[64];
+	char scope_model[SIGNAL_FIELD_MAX];  /* a per-model limit names this model class */
+	char model[SIGNAL_FIELD_MAX];
+	struct reset reset;
+	char types[256];               /* typed values, lowercase, space separated */
+	char text[EVIDENCE_TEXT_MAX];  /* message text, lowercase, for markers */
+	char message[SIGNAL_MESSAGE_MAX + 1];
+};
+
+enum record_kind {
+	REC_IGNORE,     /* not a record of this family */
+	REC_EVENT,      /* the family's record, saying nothing about the outcome */
+	REC_OUTPUT,     /* real model output: the run went on */
+	REC_NOTICE,     /* retry notice or warning: a signal, never the verdict */
+	REC_CANDIDATE,  /* a failure that decides if nothing terminal follows */
+	REC_FAILURE,    /* terminal record: the run failed */
+	REC_SUCCESS,    /* terminal record: the run succeeded */
+	REC_JUDGE,      /* terminal record: failed if a candidate is pending, else succeeded */
+	REC_SETTLE,     /* the end of the run: REC_JUDGE unless a verdict is already in */
+	REC_REOPEN      /* a retry after a terminal record: the verdict is pending again */
+};
+
+struct dialect_ctx {
+	time_t now;
+	char model[SIGNAL_FIELD_MAX];  /* the run's model, once an init event names it */
+	long long input_tokens;        /* -1 until the stream reports usage */
+	long long output_tokens;
+	double cost_usd;               /* -1 until reported */
+};
+
+/* Sets the run's model unless it is already known or is a placeholder. */
+void ctx_set_model(struct dialect_ctx *ctx, const char *model);
+/* Records usage a record reports (numbers absent from obj are left alone). */
+void ctx_add_usage(struct dialect_ctx *ctx, json_t *obj, const char *in_key, const char *out_key);
+void ctx_add_cost(struct dialect_ctx *ctx, json_t *cost);
+
+struct dialect {
+	const char *name;
+	bool has_terminal;   /* the family writes a terminal record */
+	/* Does this top-level object belong to the family (for detection)? */
+	bool (*detect)(json_t *obj);
+	/* What the record means; fills ev for NOTICE, CANDIDATE and FAILURE. */
+	enum record_kind (*record)(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev);
+};
+
+extern const struct dialect dialect_claude, dialect_cursor, dialect_qwen, dialect_codex,
+    dialect_gemini, dialect_pi, dialect_opencode, dialect_generic;
+
+/* evidence and markers (markers.c) */
+void evidence_init(struct evidence *ev);
+/* Adds message text: its status forms, an embedded envelope, stated resets. */
+void evidence_add_text(struct evidence *ev, const char *s, size_t len, time_t now);
+/* Adds a typed error value (error code, class name, status word). */
+void evidence_add_type(struct evidence *ev, const char *type);
+void evidence_set_status(struct evidence *ev, json_int_t status, bool structured);
+void evidence_set_message(struct evidence *ev, const char *s, size_t len);
+/* The reason the markers give, REASON_AGENT_ERROR when nothing matches. */
+enum reason evidence_reason(const struct evidence *ev);
+/* The confidence ladder of DESIGN.md section 4. */
+double evidence_confidence(const struct evidence *ev);
+/* Does free text (a stderr line) name a failure at all, and is it a retry notice? */
+bool text_names_failure(const struct evidence *ev);
+bool text_is_retry_notice(const char *s, size_t len);
+/* Fills in what ev lacks from earlier (same run) evidence. */
+void evidence_merge(struct evidence *ev, const struct evidence *earlier);
+
+/* provider envelopes (envelope.c) */
+/* Reads a provider error envelope; false when obj is not one. */
+bool envelope_evidence(json_t *obj, time_t now, struct evidence *ev, int depth);
+/* Finds an envelope (JSON or Python repr) inside text; false when none. */
+bool envelope_in_text(const char *s, size_t len, time_t now, struct evidence *ev, int depth);
+
+/* small jansson helpers (envelope.c) */
+const char *jstr(json_t *obj, const char *key);          /* NULL unless a string */
+bool jtype_is(json_t *obj, const char *type);             /* obj.type == type */
+json_int_t jint(json_t *obj, const char *key, json_int_t dflt);  /* numbers and digit strings */
+/* Adds a string field as message text, if present. */
+void evidence_text_field(struct evidence *ev, json_t *obj, const char *key, time_t now);
+/* Offers an epoch field (seconds, or ms when 13+ digits) as a provider reset. */
+void evidence_epoch_field(struct evidence *ev, json_t *obj, const char *key);
+
+#endif

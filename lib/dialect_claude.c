@@ -1,0 +1,199 @@
+/*
+ * Claude Code stream-json and json (and the streams that copy its shape:
+ * cursor-agent, qwen-code).  Terminal record: "result".
+ */
+#include <string.h>
+
+#include "dialect.h"
+#include "textutil.h"
+
+static bool
+claude_detect(json_t *obj)
+{
+	const char *t = jstr(obj, "type");
+
+	if (t == NULL)
+		return false;
+	if (strcmp(t, "system") == 0)
+		return jstr(obj, "subtype") != NULL;
+	if (strcmp(t, "assistant") == 0 || strcmp(t, "user") == 0)
+		return json_is_object(json_object_get(obj, "message"));
+	if (strcmp(t, "result") == 0)
+		return json_object_get(obj, "is_error") != NULL || jstr(obj, "subtype") != NULL;
+	return strcmp(t, "rate_limit_event") == 0;
+}
+
+static bool
+cursor_detect(json_t *obj)
+{
+	return jtype_is(obj, "tool_call");
+}
+
+/* Claude's `error` codes; "unknown" says nothing. */
+static void
+claude_error_code(struct evidence *ev, json_t *obj)
+{
+	const char *code = jstr(obj, "error");
+
+	if (code != NULL && strcmp(code, "unknown") != 0)
+		evidence_add_type(ev, code);
+}
+
+static enum record_kind
+claude_system(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
+{
+	const char *sub = jstr(obj, "subtype");
+
+	if (sub == NULL)
+		return REC_EVENT;
+	if (strcmp(sub, "init") == 0)
+		ctx_set_model(ctx, jstr(obj, "model"));
+	if (strcmp(sub, "api_retry") == 0) {
+		evidence_set_status(ev, jint(obj, "error_status", 0), true);
+		claude_error_code(ev, obj);
+		return REC_NOTICE;
+	}
+	if (strcmp(sub, "task_notification") == 0 && jstr(obj, "status") != NULL &&
+	    strcmp(jstr(obj, "status"), "failed") == 0) {
+		evidence_text_field(ev, obj, "summary", ctx->now);
+		return REC_NOTICE;
+	}
+	return REC_EVENT;
+}
+
+static void
+model_class_scope(struct evidence *ev, const char *limit)
+{
+	static const char *const classes[] = { "opus", "sonnet", "haiku" };
+
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (strstr(limit, classes[i]) != NULL)
+			strlcpy(ev->scope_model, classes[i], sizeof(ev->scope_model));
+}
+
+static enum record_kind
+claude_rate_limit_event(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
+{
+	json_t *info = json_object_get(obj, "rate_limit_info");
+	const char *status = jstr(info, "status"), *limit = jstr(info, "rateLimitType");
+	char msg[160];
+
+	/* Only "rejected" blocks; allowed, allowed_warning and overage states do not. */
+	if (status == NULL || strcmp(status, "rejected") != 0)
+		return REC_EVENT;
+	ev->rejected_event = true;
+	evidence_add_type(ev, "rate_limit_event");
+	if (limit != NULL) {
+		strlcpy(ev->limit_type, limit, sizeof(ev->limit_type));
+		model_class_scope(ev, limit);
+		evidence_epoch_field(ev, json_object_get(json_object_get(info, "unifiedWindows"), limit),
+		    "resetsAt");
+	}
+	evidence_epoch_field(ev, info, "resetsAt");
+	snprintf(msg, sizeof(msg), "rate_limit_event rejected (%s)", limit != NULL ? limit : "unknown");
+	evidence_set_message(ev, msg, strlen(msg));
+	(void)ctx;
+	return REC_CANDIDATE;
+}
+
+static void
+content_text(struct evidence *ev, json_t *message, time_t now)
+{
+	json_t *content = json_object_get(message, "content"), *block;
+	size_t i;
+
+	if (json_is_string(content)) {
+		evidence_add_text(ev, json_string_value(content), json_string_length(content), now);
+		return;
+	}
+	json_array_foreach(content, i, block)
+		evidence_text_field(ev, block, "text", now);
+}
+
+static enum record_kind
+claude_assistant(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
+{
+	json_t *message = json_object_get(obj, "message");
+	const char *model = jstr(message, "model");
+	bool synthetic = model != NULL && strcmp(model, "<synthetic>") == 0;
+
+	if (synthetic || jstr(obj, "error") != NULL) {
+		claude_error_code(ev, obj);
+		content_text(ev, message, ctx->now);
+		return REC_CANDIDATE;
+	}
+	ctx_set_model(ctx, model);
+	return REC_OUTPUT;
+}
+
+/* Failures that are the agent's own, whatever text the result carries. */
+static bool
+agent_limit(json_t *obj)
+{
+	static const char *const own[] = {
+		"error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries",
+		"max_turns", "budget_exhausted", "structured_output_retry_exhausted",
+	};
+	const char *sub = jstr(obj, "subtype"), *why = jstr(obj, "terminal_reason");
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(own[0]); i++)
+		if ((sub != NULL && strcmp(sub, own[i]) == 0) || (why != NULL && strcmp(why, own[i]) == 0))
+			return true;
+	return false;
+}
+
+static enum record_kind
+claude_result(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
+{
+	json_t *is_error = json_object_get(obj, "is_error"), *errors = json_object_get(obj, "errors"), *e;
+	const char *sub = jstr(obj, "subtype");
+	size_t i;
+
+	ctx_add_usage(ctx, json_object_get(obj, "usage"), "input_tokens", "output_tokens");
+	ctx_add_cost(ctx, json_object_get(obj, json_object_get(obj, "cost_usd") != NULL ?
+	    "cost_usd" : "total_cost_usd"));
+	if (json_is_false(is_error))
+		return REC_SUCCESS;
+	if (!json_is_true(is_error) && (sub == NULL || strncmp(sub, "error", 5) != 0))
+		return REC_SUCCESS;
+	evidence_set_status(ev, jint(obj, "api_error_status", 0), true);
+	evidence_text_field(ev, obj, "result", ctx->now);
+	json_array_foreach(errors, i, e)
+		if (json_is_string(e))
+			evidence_add_text(ev, json_string_value(e), json_string_length(e), ctx->now);
+	if (agent_limit(obj) && ev->http_status == 0)
+		ev->forced = REASON_AGENT_ERROR;
+	return REC_FAILURE;
+}
+
+static enum record_kind
+claude_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
+{
+	const char *t = jstr(obj, "type");
+
+	if (t == NULL)
+		return REC_IGNORE;
+	if (strcmp(t, "system") == 0)
+		return claude_system(ctx, obj, ev);
+	if (strcmp(t, "rate_limit_event") == 0)
+		return claude_rate_limit_event(ctx, obj, ev);
+	if (strcmp(t, "assistant") == 0)
+		return claude_assistant(ctx, obj, ev);
+	if (strcmp(t, "result") == 0)
+		return claude_result(ctx, obj, ev);
+	if (strcmp(t, "user") == 0 || strcmp(t, "stream_event") == 0)
+		return REC_EVENT;
+	if (strcmp(t, "tool_call") == 0)
+		return REC_OUTPUT;
+	return REC_IGNORE;
+}
+
+const struct dialect dialect_claude = {
+	.name = "claude", .has_terminal = true, .detect = claude_detect, .record = claude_record,
+};
+const struct dialect dialect_cursor = {
+	.name = "cursor", .has_terminal = true, .detect = cursor_detect, .record = claude_record,
+};
+const struct dialect dialect_qwen = {
+	.name = "qwen", .has_terminal = true, .detect = NULL, .record = claude_record,
+};

@@ -1,0 +1,384 @@
+/*
+ * Provider error envelopes (Anthropic, OpenAI, Google RPC, OpenRouter,
+ * Codex backend, Mistral, xAI, opencode), whether they arrive as a JSON
+ * record, as JSON inside a JSON string, or as a Python repr inside text.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dialect.h"
+#include "textutil.h"
+#include "timeparse.h"
+
+#define NESTING_MAX 4
+#define REPR_MAX (64 * 1024)
+
+const char *
+jstr(json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+bool
+jtype_is(json_t *obj, const char *type)
+{
+	const char *t = jstr(obj, "type");
+
+	return t != NULL && strcmp(t, type) == 0;
+}
+
+json_int_t
+jint(json_t *obj, const char *key, json_int_t dflt)
+{
+	json_t *v = json_object_get(obj, key);
+	const char *s, *errstr;
+	long long n;
+
+	if (json_is_integer(v))
+		return json_integer_value(v);
+	if (json_is_real(v) && isfinite(json_real_value(v)) && fabs(json_real_value(v)) < 1e15)
+		return (json_int_t)json_real_value(v);
+	if (!json_is_string(v))
+		return dflt;
+	s = json_string_value(v);
+	n = strtonum(s, -999999999999999LL, 999999999999999LL, &errstr);
+	return errstr == NULL ? (json_int_t)n : dflt;
+}
+
+void
+evidence_text_field(struct evidence *ev, json_t *obj, const char *key, time_t now)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (json_is_string(v))
+		evidence_add_text(ev, json_string_value(v), json_string_length(v), now);
+}
+
+void
+evidence_epoch_field(struct evidence *ev, json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+	double t;
+
+	if (json_is_number(v))
+		t = json_number_value(v);
+	else if (!json_is_string(v) || !time_parse(json_string_value(v), &t))
+		return;
+	reset_offer(&ev->reset, epoch_normalize(t), RESET_SRC_PROVIDER, RANK_EPOCH_FIELD);
+}
+
+static void
+offer_seconds(struct evidence *ev, json_t *v, time_t now, enum reset_rank rank)
+{
+	double secs;
+
+	if (json_is_number(v))
+		secs = json_number_value(v);
+	else if (!json_is_string(v) || !duration_parse(json_string_value(v), &secs))
+		return;
+	if (isfinite(secs) && secs > 0)
+		reset_offer(&ev->reset, (double)now + secs, RESET_SRC_PROVIDER, rank);
+}
+
+/* How deep text -> envelope -> text recursion is; JSON nested in strings
+ * nests for as long as the input cares to, so it is cut at NESTING_MAX. */
+static int text_depth;
+
+static void
+google_details(struct evidence *ev, json_t *details, time_t now)
+{
+	size_t i;
+	json_t *d, *viol, *v;
+
+	json_array_foreach(details, i, d) {
+		const char *t = jstr(d, "@type");
+
+		if (t == NULL)
+			continue;
+		if (strstr(t, "RetryInfo") != NULL)
+			offer_seconds(ev, json_object_get(d, "retryDelay"), now, RANK_PROTOBUF);
+		else if (strstr(t, "ErrorInfo") != NULL) {
+			evidence_add_type(ev, jstr(d, "reason"));
+			evidence_text_field(ev, json_object_get(d, "metadata"), "quota_limit", now);
+		} else if (strstr(t, "QuotaFailure") != NULL) {
+			size_t j;
+
+			json_array_foreach(json_object_get(d, "violations"), j, viol) {
+				const char *id = jstr(viol, "quotaId"), *model;
+
+				if (id != NULL)
+					append_text(ev->text, sizeof(ev->text), id, strlen(id));
+				v = json_object_get(viol, "quotaDimensions");
+				model = jstr(v, "model");
+				if (model != NULL && ev->scope_model[0] == '\0')
+					strlcpy(ev->scope_model, model, sizeof(ev->scope_model));
+			}
+		}
+	}
+}
+
+static void
+openrouter_metadata(struct evidence *ev, json_t *meta, time_t now, int depth)
+{
+	json_t *raw = json_object_get(meta, "raw"), *headers = json_object_get(meta, "headers");
+	const char *h;
+	double t;
+
+	if (json_is_string(raw))
+		evidence_add_text(ev, json_string_value(raw), json_string_length(raw), now);
+	else if (json_is_object(raw))
+		envelope_evidence(raw, now, ev, depth + 1);
+	offer_seconds(ev, json_object_get(meta, "retry_after_seconds"), now, RANK_RETRY_AFTER);
+	evidence_text_field(ev, meta, "limit_source", now);
+	if ((h = jstr(headers, "Retry-After")) != NULL) {
+		if (http_date_parse(h, &t))
+			reset_offer(&ev->reset, t, RESET_SRC_PROVIDER, RANK_RETRY_AFTER);
+		else
+			offer_seconds(ev, json_object_get(headers, "Retry-After"), now, RANK_RETRY_AFTER);
+	}
+	evidence_epoch_field(ev, headers, "X-RateLimit-Reset");
+}
+
+/* The status-or-type code field: numbers and digit strings are statuses. */
+static void
+code_field(struct evidence *ev, json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+	json_int_t n = jint(obj, key, 0);
+
+	if (n >= 100 && n <= 599)
+		evidence_set_status(ev, n, true);
+	else if (json_is_string(v) && n == 0)
+		evidence_add_type(ev, json_string_value(v));
+}
+
+static void
+error_object(struct evidence *ev, json_t *e, time_t now, int depth)
+{
+	json_t *data = json_object_get(e, "data");
+
+	code_field(ev, e, "code");
+	evidence_add_type(ev, jstr(e, "type"));
+	evidence_add_type(ev, jstr(e, "name"));
+	code_field(ev, e, "status");
+	evidence_add_type(ev, jstr(json_object_get(e, "details"), "error_code"));
+	evidence_text_field(ev, e, "message", now);
+	if (json_is_object(data)) {
+		code_field(ev, data, "statusCode");
+		evidence_text_field(ev, data, "message", now);
+		evidence_text_field(ev, data, "responseBody", now);
+	}
+	evidence_epoch_field(ev, e, "resets_at");
+	offer_seconds(ev, json_object_get(e, "resets_in_seconds"), now, RANK_RETRY_AFTER);
+	if (json_is_array(json_object_get(e, "details")))
+		google_details(ev, json_object_get(e, "details"), now);
+	if (json_is_object(json_object_get(e, "metadata")))
+		openrouter_metadata(ev, json_object_get(e, "metadata"), now, depth);
+}
+
+bool
+envelope_evidence(json_t *obj, time_t now, struct evidence *ev, int depth)
+{
+	json_t *e = json_object_get(obj, "error");
+	bool typed_error = jtype_is(obj, "error");
+	const char *object = jstr(obj, "object");
+
+	if (!json_is_object(obj) || depth > NESTING_MAX)
+		return false;
+	if (json_is_object(e)) {
+		error_object(ev, e, now, depth);
+	} else if (json_is_string(e) && (typed_error || json_object_get(obj, "code") != NULL)) {
+		code_field(ev, obj, "code");
+		evidence_add_text(ev, json_string_value(e), json_string_length(e), now);
+	} else if ((typed_error || (object != NULL && strcmp(object, "error") == 0)) &&
+	    jstr(obj, "message") != NULL) {
+		if (!typed_error)
+			evidence_add_type(ev, jstr(obj, "type"));
+		code_field(ev, obj, "code");
+		evidence_text_field(ev, obj, "message", now);
+	} else
+		return false;
+	code_field(ev, obj, "status_code");
+	code_field(ev, obj, "raw_status_code");
+	if (json_is_integer(json_object_get(obj, "status")))
+		code_field(ev, obj, "status");
+	return true;
+}
+
+/* Rewrites a Python repr dict as JSON: quotes, None, True, False. */
+static size_t
+repr_to_json(const char *s, size_t len, char *out, size_t size)
+{
+	size_t o = 0;
+	char quote = 0;
+
+	for (size_t i = 0; i < len && o + 8 < size; i++) {
+		char c = s[i];
+
+		if (quote != 0) {
+			if (c == '\\' && i + 1 < len) {
+				char n = s[++i];
+
+				if (n == '\'')
+					out[o++] = '\'';
+				else if (n == 'x' && o + 6 < size) {
+					memcpy(out + o, "\\u00", 4);
+					o += 4;
+				} else {
+					out[o++] = '\\';
+					out[o++] = n;
+				}
+			} else if (c == quote) {
+				out[o++] = '"';
+				quote = 0;
+			} else if (c == '"') {
+				out[o++] = '\\';
+				out[o++] = '"';
+			} else
+				out[o++] = c;
+			continue;
+		}
+		if (c == '\'' || c == '"') {
+			quote = c;
+			out[o++] = '"';
+		} else if (strncmp(s + i, "None", 4) == 0) {
+			memcpy(out + o, "null", 4), o += 4, i += 3;
+		} else if (strncmp(s + i, "True", 4) == 0) {
+			memcpy(out + o, "true", 4), o += 4, i += 3;
+		} else if (strncmp(s + i, "False", 5) == 0) {
+			memcpy(out + o, "false", 5), o += 5, i += 4;
+		} else
+			out[o++] = c;
+		if (c == '}' && quote == 0 && i + 1 < len && s[i + 1] == '\n')
+			break;
+	}
+	out[o] = '\0';
+	return o;
+}
+
+static json_t *
+load_prefix(const char *s, size_t len)
+{
+	json_error_t jerr;
+
+	return json_loadb(s, len, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &jerr);
+}
+
+bool
+envelope_in_text(const char *s, size_t len, time_t now, struct evidence *ev, int depth)
+{
+	const char *p = s;
+	int tries = 0;
+
+	if (depth > NESTING_MAX)
+		return false;
+	while ((p = memchr(p, '{', len - (size_t)(p - s))) != NULL && tries++ < 4) {
+		size_t rest = len - (size_t)(p - s);
+		json_t *obj = load_prefix(p, rest);
+		bool found;
+
+		if (obj == NULL && (memchr(p, '\'', rest < 256 ? rest : 256) != NULL)) {
+			char *buf = malloc(REPR_MAX);
+
+			if (buf != NULL) {
+				size_t n = repr_to_json(p, rest, buf, REPR_MAX);
+
+				obj = load_prefix(buf, n);
+				free(buf);
+			}
+		}
+		found = obj != NULL && envelope_evidence(obj, now, ev, depth + 1);
+		json_decref(obj);
+		if (found)
+			return true;
+		p++;
+	}
+	return false;
+}
+
+/* "429 {", "Error code: 429 - {", "API Error: 429 {": the SDKs' own framing. */
+static bool
+sdk_prefixed(const char *s, size_t len, size_t after)
+{
+	while (after < len && (s[after] == ' ' || s[after] == '-' || s[after] == ':'))
+		after++;
+	return after < len && s[after] == '{';
+}
+
+static bool
+status_context(const char *s, size_t len, size_t i)
+{
+	static const char *const before[] = {
+		"status", "error code", "api error", "error", "http", "code", "(", "http/1.1", "http/2",
+	};
+	static const char *const after[] = {
+		" too many", " unauthorized", " payment required", " forbidden", " not found",
+		" bad request", " service unavailable", " internal server", " bad gateway",
+		" gateway timeout", " overloaded", " request timeout", " status code", ")", " {", ":",
+	};
+	size_t b = i;
+	char low[24];
+
+	if (i == 0)
+		return true;
+	while (b > 0 && (s[b - 1] == ' ' || s[b - 1] == ':' || s[b - 1] == '='))
+		b--;
+	lower_copy(low, sizeof(low), s + (b > 16 ? b - 16 : 0), b > 16 ? 16 : b);
+	for (size_t k = 0; k < sizeof(before) / sizeof(before[0]); k++) {
+		size_t n = strlen(before[k]), l = strlen(low);
+
+		if (l >= n && strcmp(low + l - n, before[k]) == 0)
+			return true;
+	}
+	for (size_t k = 0; k < sizeof(after) / sizeof(after[0]); k++)
+		if (find_nocase(s + i + 3, len - i - 3 < 24 ? len - i - 3 : 24, after[k]) == s + i + 3)
+			return true;
+	return false;
+}
+
+static void
+status_from_text(struct evidence *ev, const char *s, size_t len)
+{
+	for (size_t i = 0; i + 3 <= len; i++) {
+		json_int_t code;
+
+		if ((s[i] != '4' && s[i] != '5') || !isdigit((unsigned char)s[i + 1]) ||
+		    !isdigit((unsigned char)s[i + 2]))
+			continue;
+		if (i > 0 && (isalnum((unsigned char)s[i - 1]) || s[i - 1] == '.'))
+			continue;
+		if (i + 3 < len && (isalnum((unsigned char)s[i + 3]) || s[i + 3] == '.'))
+			continue;
+		code = (s[i] - '0') * 100 + (s[i + 1] - '0') * 10 + (s[i + 2] - '0');
+		if (status_context(s, len, i)) {
+			evidence_set_status(ev, code, sdk_prefixed(s, len, i + 3));
+			return;
+		}
+	}
+}
+
+void
+evidence_add_text(struct evidence *ev, const char *s, size_t len, time_t now)
+{
+	struct reset r;
+	char low[EVIDENCE_TEXT_MAX];
+	size_t n;
+
+	if (len == 0)
+		return;
+	n = lower_copy(low, sizeof(low), s, len);
+	append_text(ev->text, sizeof(ev->text), low, n);
+	evidence_set_message(ev, s, len);
+	status_from_text(ev, s, len < 4096 ? len : 4096);
+	if (text_depth < NESTING_MAX && memchr(s, '{', len) != NULL) {
+		text_depth++;
+		envelope_in_text(s, len, now, ev, text_depth);
+		text_depth--;
+	}
+	if (reset_from_text(s, len < 16384 ? len : 16384, now, &r))
+		reset_offer(&ev->reset, r.at, r.source, r.rank);
+}

@@ -1,0 +1,29 @@
+/*
+ * textutil.h: byte-level text helpers for the classifier.
+ *
+ * Ownership: nothing here allocates; callers pass the buffers.
+ */
+#ifndef RLWRAP_TEXTUTIL_H
+#define RLWRAP_TEXTUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ASCII-lowercases src into dst (size >= 1), cut to size - 1 bytes. */
+size_t lower_copy(char *dst, size_t size, const char *src, size_t len);
+
+/* memmem for a NUL-terminated needle; NULL when absent. */
+const char *find_bytes(const char *hay, size_t len, const char *needle);
+
+/* Case-insensitive substring search (ASCII), NULL when absent. */
+const char *find_nocase(const char *hay, size_t len, const char *needle);
+
+/* Appends src to the NUL-terminated dst of capacity size, with a separating
+ * space when dst is not empty; silently cut when full. */
+void append_text(char *dst, size_t size, const char *src, size_t len);
+
+/* Copies at most size - 1 bytes of src, dropping control characters and
+ * never cutting a UTF-8 sequence in half. */
+size_t clean_copy(char *dst, size_t size, const char *src, size_t len);
+
+#endif

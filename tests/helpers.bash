@@ -1,0 +1,45 @@
+# Shared set-up for the bats suites: every test gets its own HOME, state
+# file and config, so none touches the user's.
+load '/usr/lib/bats/bats-support/load'
+load '/usr/lib/bats/bats-assert/load'
+
+: "${RLWRAP:?RLWRAP must name the rlwrap binary (make check sets it)}"
+: "${FIXTURES:=$(cd "$BATS_TEST_DIRNAME/../fixtures" && pwd)}"
+
+common_setup() {
+	export HOME="$BATS_TEST_TMPDIR/home"
+	mkdir -p "$HOME"
+	export XDG_STATE_HOME="$HOME/.local/state"
+	export XDG_CONFIG_HOME="$HOME/.config"
+	export RLWRAP_DB="$BATS_TEST_TMPDIR/state.db"
+	export RLWRAP_CONFIG="$BATS_TEST_TMPDIR/config"
+	unset RLWRAP_ACCOUNT CLAUDE_CONFIG_DIR CODEX_HOME RLWRAP_TEST_NOW
+	export TZ=UTC
+	NOW=2026-11-30T12:00:00Z
+}
+
+# check_fixture FAMILY/CASE: classify fixtures/streams/FAMILY/CASE.jsonl and
+# compare every key of CASE.expected.json with the output.
+check_fixture() {
+	local base="$FIXTURES/streams/$1" tz=UTC extra="" actual mismatch
+	[ -f "$base.expected.json" ] || fail "no golden file $base.expected.json"
+	if [ -f "$base.args" ]; then
+		while IFS= read -r line || [ -n "$line" ]; do
+			case $line in
+			TZ=*) tz=${line#TZ=} ;;
+			*) extra="$extra $line" ;;
+			esac
+		done < "$base.args"
+	fi
+	# shellcheck disable=SC2086
+	actual=$(TZ=$tz "$RLWRAP" classify-failure --json --now "$NOW" $extra "$base.jsonl") ||
+		fail "classify-failure exited $?"
+	mismatch=$(jq -n --argjson a "$actual" --slurpfile e "$base.expected.json" \
+		'[$e[0] | to_entries[] | select($a[.key] != .value) |
+		  "\(.key): expected \(.value|tojson), got \($a[.key]|tojson)"] | join("\n")') ||
+		fail "bad JSON: $actual"
+	if [ "$mismatch" != '""' ]; then
+		echo "$actual" >&2
+		fail "$(echo "$mismatch" | jq -r .)"
+	fi
+}
