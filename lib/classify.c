@@ -39,6 +39,7 @@ struct classifier {
 	size_t dropped;            /* bytes of the current line past the cap */
 	char *stash;               /* head of a line an injected record broke in two */
 	size_t stash_len;
+	bool joining;              /* reading a line that was being written when a record cut in */
 	char *doc;                 /* a pretty-printed JSON document being gathered */
 	size_t doc_len;
 	long doc_line;
@@ -286,7 +287,10 @@ apply_record(struct classifier *c, enum record_kind kind, const struct evidence 
 		return;
 	case REC_OUTPUT:
 		c->saw_output = true;
-		c->cand.have = c->rejected.have = false;
+		/* Output already being written when a failure record cut into it
+		 * does not show that the run went on after the failure. */
+		if (!c->joining)
+			c->cand.have = c->rejected.have = false;
 		return;
 	case REC_NOTICE:
 		hold(c, &h, ev, false);
@@ -618,7 +622,9 @@ process_joined(struct classifier *c, const char *s, size_t len)
 	if (joined == NULL)
 		return;
 	c->lineno--;    /* the two halves were one record */
+	c->joining = true;
 	process_line(c, joined, n);
+	c->joining = false;
 	free(joined);
 }
 
