@@ -10,9 +10,12 @@ stream="$BENCH_DIR/claude-$SIZE_MB.jsonl"
 bytes=$(stat -c %s "$stream")
 mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
 
-t_rl=$(best_of 3 "$RLWRAP" classify-failure --json "$stream")
-t_jq=$(best_of 1 jq -c 'select(.type=="result" or .type=="rate_limit_event")' "$stream")
-t_grep=$(best_of 3 grep -c rate_limit "$stream")
+# Output goes to a file: GNU grep stops at the first match when it sees
+# its output is /dev/null.
+out="$BENCH_DIR/out"
+t_rl=$(best_of 5 sh -c '"$1" classify-failure --json "$2" > "$3"' _ "$RLWRAP" "$stream" "$out")
+t_jq=$(best_of 2 sh -c 'jq -c '\''select(.type=="result" or .type=="rate_limit_event")'\'' "$1" > "$2"' _ "$stream" "$out")
+t_grep=$(best_of 5 sh -c 'grep -c rate_limit "$1" > "$2"' _ "$stream" "$out")
 rss=$(peak_rss_kib "$RLWRAP" classify-failure --json "$stream")
 
 line="$BENCH_DIR/line-512.txt"

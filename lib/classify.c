@@ -456,6 +456,16 @@ type_value_matters(const struct classifier *c, const char *s, size_t len, bool *
 	    type_in(v, (size_t)(end - v), output_types, sizeof(output_types) / sizeof(*output_types));
 }
 
+/* Synthetic errors are assistant records with a top-level error. */
+static bool
+assistant_matters(const struct classifier *c, const char *s, size_t len)
+{
+	size_t tail = len < 512 ? len : 512;
+
+	return !c->saw_output || memmem(s, len, "<synthetic>", 11) != NULL ||
+	    memmem(s + len - tail, tail, "\"error\":", 8) != NULL;
+}
+
 static bool
 line_matters(const struct classifier *c, const char *s, size_t len)
 {
@@ -464,15 +474,21 @@ line_matters(const struct classifier *c, const char *s, size_t len)
 
 	if (c->dialect == NULL || (!c->family_forced && c->dialect == &dialect_generic))
 		return true;
+	/* When "type" is the first key it is the top-level type: decide on it
+	 * alone, without reading the rest of a long line. */
+	if (len > 9 && memcmp(s, "{\"type\":", 8) == 0) {
+		if (type_value_matters(c, s + 7, len - 7, &assistant))
+			return true;
+		return assistant && assistant_matters(c, s, len);
+	}
 	while ((p = memmem(p, (size_t)(end - p), "\"type\"", 6)) != NULL) {
 		p += 6;
 		typed = true;
 		if (type_value_matters(c, p, (size_t)(end - p), &assistant))
 			return true;
 	}
-	/* Synthetic errors are assistant records with a top-level error. */
 	if (assistant)
-		return memmem(s, len, "<synthetic>", 11) != NULL || memmem(s, len, "\"error\":", 8) != NULL;
+		return assistant_matters(c, s, len);
 	return !typed && memmem(s, len, "\"error\"", 7) != NULL;
 }
 
