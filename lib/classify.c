@@ -4,6 +4,7 @@
  * parses the rest with jansson, hands records to the family's dialect, and
  * keeps just enough state to name the verdict at the end.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,7 @@ struct classifier {
 	struct held rejected;      /* a rejected rate_limit_event of this run */
 	enum outcome outcome;
 	struct held term;
+	struct reset header_reset; /* from rate-limit headers seen before their failure */
 };
 
 bool
@@ -76,6 +78,7 @@ classifier_new(const char *family, time_t now)
 	if (c == NULL)
 		return NULL;
 	c->ctx.now = now;
+	reset_clear(&c->header_reset);
 	c->ctx.input_tokens = c->ctx.output_tokens = -1;
 	c->ctx.cost_usd = -1;
 	if (family != NULL && *family != '\0') {
@@ -253,6 +256,10 @@ hold(struct classifier *c, struct held *h, const struct evidence *ev, bool text_
 	h->after_output = c->saw_output;
 	h->line = c->lineno;
 	h->ev = *ev;
+	if (h == &c->cand && c->header_reset.at > 0) {
+		reset_offer(&h->ev.reset, c->header_reset.at, c->header_reset.source, c->header_reset.rank);
+		reset_clear(&c->header_reset);
+	}
 }
 
 /* A terminal failure takes what it lacks from the same run's candidates. */
@@ -314,6 +321,7 @@ apply_record(struct classifier *c, enum record_kind kind, const struct evidence 
 	case REC_JUDGE:
 		if (c->cand.have) {
 			h = c->cand;
+			h.line = c->lineno;
 			conclude_failure(c, &h);
 			return;
 		}
@@ -383,6 +391,41 @@ handle_value(struct classifier *c, json_t *v)
 		handle_object(c, v);
 }
 
+/*
+ * "retry-after-ms: 8750", "< Retry-After: ...", "x-ratelimit-reset-tokens:
+ * 6m0s": HTTP headers printed around a failure carry its reset; they are
+ * not failures themselves.
+ */
+static bool
+is_rate_header(const char *s, size_t len)
+{
+	size_t i = 0, start;
+
+	while (i < len && (s[i] == '<' || s[i] == ' '))
+		i++;
+	start = i;
+	while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '_'))
+		i++;
+	if (i == start || i >= len || s[i] != ':')
+		return false;
+	return find_nocase(s + start, i - start, "retry-after") != NULL ||
+	    find_nocase(s + start, i - start, "ratelimit") != NULL ||
+	    find_nocase(s + start, i - start, "x-codex") != NULL;
+}
+
+static void
+handle_header(struct classifier *c, const char *s, size_t len)
+{
+	struct reset r;
+
+	if (!reset_from_text(s, len, c->ctx.now, &r))
+		return;
+	if (c->cand.have)
+		reset_offer(&c->cand.ev.reset, r.at, r.source, r.rank);
+	else
+		reset_offer(&c->header_reset, r.at, r.source, r.rank);
+}
+
 /* A stderr line: it counts when it names a failure and is not a retry notice. */
 static void
 handle_text(struct classifier *c, const char *s, size_t len)
@@ -391,6 +434,10 @@ handle_text(struct classifier *c, const char *s, size_t len)
 
 	if (len > 16384)
 		len = 16384;
+	if (is_rate_header(s, len)) {
+		handle_header(c, s, len);
+		return;
+	}
 	evidence_init(&ev);
 	evidence_add_text(&ev, s, len, c->ctx.now);
 	if (!text_names_failure(&ev))
@@ -424,6 +471,7 @@ static const char *const always_types[] = {
 /* Output records matter only until the first one is seen. */
 static const char *const output_types[] = {
 	"assistant", "item.completed", "message", "text", "tool_use", "agent_message",
+	"exec_command_begin", "exec_command_end", "patch_apply_begin", "tool_execution_start",
 };
 
 static bool
@@ -456,6 +504,28 @@ type_value_matters(const struct classifier *c, const char *s, size_t len, bool *
 	    type_in(v, (size_t)(end - v), output_types, sizeof(output_types) / sizeof(*output_types));
 }
 
+/*
+ * An unescaped {"type": can only follow '[', ',' or ':' in valid JSON; after
+ * anything else it is a record written into the middle of another line.
+ */
+static bool
+has_injected_record(const char *s, size_t len)
+{
+	const char *p = s + 1, *end = s + len, *b;
+
+	/* memchr runs far faster than memmem, and braces are rare in prose. */
+	while (p + 8 <= end && (p = memchr(p, '{', (size_t)(end - p - 7))) != NULL) {
+		if (memcmp(p + 1, "\"type\":", 7) == 0) {
+			for (b = p - 1; b > s && (*b == ' ' || *b == '\t'); b--)
+				;
+			if (*b != '[' && *b != ',' && *b != ':')
+				return true;
+		}
+		p++;
+	}
+	return false;
+}
+
 /* Synthetic errors are assistant records with a top-level error. */
 static bool
 assistant_matters(const struct classifier *c, const char *s, size_t len)
@@ -477,9 +547,10 @@ line_matters(const struct classifier *c, const char *s, size_t len)
 	/* When "type" is the first key it is the top-level type: decide on it
 	 * alone, without reading the rest of a long line. */
 	if (len > 9 && memcmp(s, "{\"type\":", 8) == 0) {
-		if (type_value_matters(c, s + 7, len - 7, &assistant))
+		if (type_value_matters(c, s + 7, len - 7, &assistant) ||
+		    (assistant && assistant_matters(c, s, len)))
 			return true;
-		return assistant && assistant_matters(c, s, len);
+		return has_injected_record(s, len);
 	}
 	while ((p = memmem(p, (size_t)(end - p), "\"type\"", 6)) != NULL) {
 		p += 6;
@@ -487,8 +558,8 @@ line_matters(const struct classifier *c, const char *s, size_t len)
 		if (type_value_matters(c, p, (size_t)(end - p), &assistant))
 			return true;
 	}
-	if (assistant)
-		return assistant_matters(c, s, len);
+	if ((assistant && assistant_matters(c, s, len)) || has_injected_record(s, len))
+		return true;
 	return !typed && memmem(s, len, "\"error\"", 7) != NULL;
 }
 
@@ -637,7 +708,6 @@ process_joined(struct classifier *c, const char *s, size_t len)
 	c->stash_len = 0;
 	if (joined == NULL)
 		return;
-	c->lineno--;    /* the two halves were one record */
 	c->joining = true;
 	process_line(c, joined, n);
 	c->joining = false;
@@ -706,9 +776,6 @@ verdict_without_records(const struct classifier *c, int exit_code, struct fail_s
 	} else if (exit_code > 0) {
 		out->reason = REASON_EXIT_NONZERO;
 		out->confidence = 0.2;
-	} else if (c->saw_family_event) {
-		out->reason = REASON_NONE;
-		out->confidence = 0.5;
 	} else {
 		out->reason = REASON_NONE;
 		out->confidence = exit_code == 0 ? 0.2 : 0;
