@@ -53,6 +53,7 @@ struct classifier {
 	enum outcome outcome;
 	struct held term;
 	struct reset header_reset; /* from rate-limit headers seen before their failure */
+	long last_text_line;       /* the stderr line before this one, for multi-line messages */
 };
 
 bool
@@ -432,6 +433,9 @@ handle_text(struct classifier *c, const char *s, size_t len)
 {
 	struct evidence ev;
 
+	bool continues = c->last_text_line == c->lineno - 1;
+
+	c->last_text_line = c->lineno;
 	if (len > 16384)
 		len = 16384;
 	if (is_rate_header(s, len)) {
@@ -442,6 +446,11 @@ handle_text(struct classifier *c, const char *s, size_t len)
 	evidence_add_text(&ev, s, len, c->ctx.now);
 	if (!text_names_failure(&ev))
 		return;
+	/* The detail lines of a multi-line message add to it, not replace it. */
+	if (continues && c->cand.have && c->cand.text_only) {
+		reset_offer(&c->cand.ev.reset, ev.reset.at, ev.reset.source, ev.reset.rank);
+		return;
+	}
 	if (text_is_retry_notice(s, len)) {
 		apply_record(c, REC_NOTICE, &ev);
 		return;

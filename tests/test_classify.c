@@ -171,6 +171,42 @@ test_text_precedence(void **state)
 	assert_int_equal(evidence_reason(&ev), REASON_USAGE_LIMIT);
 }
 
+/* Wordings from providers the fixtures do not replay. */
+static void
+test_more_wordings(void **state)
+{
+	static const struct { const char *text; enum reason reason; } cases[] = {
+		{ "You've reached your free Grok Build usage limit for now.", REASON_USAGE_LIMIT },
+		{ "You have reached your daily gemini-2.5-pro quota limit", REASON_USAGE_LIMIT },
+		{ "You have reached your specified API usage limits. You will regain access on "
+		  "2026-12-01 at 00:00 UTC.", REASON_CREDIT_EXHAUSTED },
+		{ "You exceeded your current quota, please check your plan and billing details.",
+		  REASON_CREDIT_EXHAUSTED },
+		{ "You exceeded your current quota, please check your plan and billing details. "
+		  "* Quota exceeded for metric: generate_content_free_tier_requests, limit: 2\n"
+		  "Please retry in 44.09s.", REASON_RATE_LIMIT },
+		{ "Rate limit exceeded: free-models-per-day. Add 10 credits", REASON_USAGE_LIMIT },
+		{ "No deployments available for selected model, Try again in 5 seconds.", REASON_RATE_LIMIT },
+		{ "Your team has either used all available credits or reached its monthly spending limit.",
+		  REASON_CREDIT_EXHAUSTED },
+		{ "Service tier capacity exceeded for this model.", REASON_OVERLOADED },
+		{ "stream disconnected before completion: Your requests to gpt-5.4 have exceeded rate limit.",
+		  REASON_RATE_LIMIT },
+		{ "Incorrect API key provided: sk-abc***", REASON_AUTH },
+		{ "OAuth token has expired. Please run /login", REASON_AUTH },
+		{ "This model's maximum context length is 128000 tokens.", REASON_INVALID_REQUEST },
+		{ "Request timed out.", REASON_TIMEOUT },
+		{ "Claude usage limit reached. Your limit will reset at 5pm (Europe/Warsaw).", REASON_USAGE_LIMIT },
+	};
+	struct evidence ev;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		evidence_of(cases[i].text, &ev);
+		if (evidence_reason(&ev) != cases[i].reason)
+			fail_msg("%s: got %s", cases[i].text, reason_name(evidence_reason(&ev)));
+	}
+}
+
 static void
 test_confidence_ladder(void **state)
 {
@@ -374,6 +410,7 @@ main(void)
 		cmocka_unit_test(test_injected_record_salvaged),
 		cmocka_unit_test(test_rejected_then_success_is_none),
 		cmocka_unit_test(test_text_precedence),
+		cmocka_unit_test(test_more_wordings),
 		cmocka_unit_test(test_confidence_ladder),
 		cmocka_unit_test(test_python_repr_envelope),
 		cmocka_unit_test(test_google_envelope),
