@@ -1,0 +1,403 @@
+/*
+ * fuzz/invariants.h: what the fuzz harnesses check, shared with
+ * tests/test_fuzz_regress.c so that `make check` replays every saved finding
+ * through exactly the code that found it.
+ *
+ * check_classify_input() and check_timeparse_input() take one fuzz input and
+ * return NULL when every property holds, else a short text naming the one
+ * that broke.  The harnesses abort() on it (so libFuzzer keeps the input);
+ * the regression test fails on it.  Memory errors and leaks are left to
+ * ASan/LSan.
+ *
+ * Input layouts (fuzz/seed.sh writes seeds in them):
+ *   classify:  [family][exit code][TZ][chunk seed] stream bytes...
+ *   timeparse: [TZ][now hi][now mid][now lo] text bytes...
+ * A short input leaves the missing header bytes 0.
+ */
+#ifndef RLWRAP_FUZZ_INVARIANTS_H
+#define RLWRAP_FUZZ_INVARIANTS_H
+
+#include <math.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "classify.h"
+#include "reset.h"
+#include "signal.h"
+#include "timeparse.h"
+
+#define FUZZ_HEADER 4
+#define FUZZ_NOW 1796040000  /* 2026-11-30T12:00:00Z, as in the golden fixtures */
+#define FUZZ_JSON_KEYS 16    /* the DESIGN.md section 4 object has exactly these */
+
+static inline uint8_t
+fuzz_header_byte(const uint8_t *data, size_t size, size_t i)
+{
+	return i < size ? data[i] : 0;
+}
+
+/* Zones with DST, half-hour and 45-minute offsets, a POSIX rule, and one
+ * too long for timeparse to save (it must then refuse named zones). */
+static inline const char *
+fuzz_tz(uint8_t b)
+{
+	static char too_long[300];
+	static const char *const zones[] = {
+		NULL, "UTC", "Europe/Rome", "America/New_York", "Australia/Lord_Howe",
+		"Asia/Kathmandu", "EST5EDT,M3.2.0,M11.1.0", too_long,
+	};
+
+	if (too_long[0] == '\0')
+		memset(too_long, 'A', sizeof(too_long) - 1);
+	return zones[b % (sizeof(zones) / sizeof(zones[0]))];
+}
+
+/* Sets TZ only when it changes: tzset() rereads the zone file each time. */
+static inline void
+fuzz_set_tz(const char *tz)
+{
+	const char *cur = getenv("TZ");
+
+	if (tz == NULL) {
+		if (cur != NULL) {
+			unsetenv("TZ");
+			tzset();
+		}
+	} else if (cur == NULL || strcmp(cur, tz) != 0) {
+		setenv("TZ", tz, 1);
+		tzset();
+	}
+}
+
+static inline bool
+fuzz_tz_is(const char *tz)
+{
+	const char *cur = getenv("TZ");
+
+	return tz == NULL ? cur == NULL : cur != NULL && strcmp(cur, tz) == 0;
+}
+
+/* ---------- one FailureSignal ---------- */
+
+/* resets_at is 0 or in (now, now + 8 days], and a source goes with it. */
+static inline const char *
+fuzz_check_reset(double at, enum reset_source src, time_t now)
+{
+	if (isnan(at))
+		return "reset is NaN";
+	if (at == 0)
+		return src == RESET_SRC_NONE ? NULL : "reset source without a reset";
+	if (!(at > (double)now))
+		return "reset not after now";
+	if (!(at <= (double)now + RESET_MAX_AHEAD))
+		return "reset more than 8 days ahead";
+	if (src != RESET_SRC_PROVIDER && src != RESET_SRC_TEXT)
+		return "reset without a provider/text source";
+	return NULL;
+}
+
+/* C0, DEL and C1 (U+0080..U+009F, UTF-8 C2 80..C2 9F) are control characters. */
+static inline const char *
+fuzz_check_message(const char *msg)
+{
+	const unsigned char *p = (const unsigned char *)msg;
+	const unsigned char *nul = memchr(p, '\0', SIGNAL_MESSAGE_MAX + 1);
+
+	if (nul == NULL)
+		return "message longer than 512 bytes";
+	for (; p < nul; p++)
+		if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
+			return "control character in message";
+	return NULL;
+}
+
+/* Every key present: jansson drops a string that is not valid UTF-8. */
+static inline const char *
+fuzz_check_json(json_t *o, const struct fail_signal *sig)
+{
+	static const char *const keys[FUZZ_JSON_KEYS] = {
+		"reason", "confidence", "terminal", "family", "model", "scope", "http_status",
+		"error_type", "limit_type", "retry_after_secs", "resets_at", "reset_source",
+		"message", "line", "exit_code", "after_output",
+	};
+	json_t *v;
+
+	if (o == NULL || json_object_size(o) != FUZZ_JSON_KEYS)
+		return "signal JSON lacks keys (a string field not valid UTF-8?)";
+	for (size_t i = 0; i < FUZZ_JSON_KEYS; i++)
+		if (json_object_get(o, keys[i]) == NULL)
+			return "signal JSON lacks a key";
+	v = json_object_get(o, "retry_after_secs");
+	if (sig->resets_at > 0 && (!json_is_integer(v) || json_integer_value(v) <= 0 ||
+	    json_integer_value(v) > RESET_MAX_AHEAD))
+		return "retry_after_secs not in [1, 8 days]";
+	return NULL;
+}
+
+static inline const char *
+fuzz_check_signal(const struct fail_signal *sig, time_t now)
+{
+	const double c = sig->confidence;
+	const char *why;
+	json_t *o;
+
+	if ((int)sig->reason < 0 || sig->reason >= REASON_COUNT)
+		return "reason out of range";
+	if (c != 0 && c != 0.2 && c != 0.5 && c != 0.8 && c != 1.0)
+		return "confidence not one of 0, 0.2, 0.5, 0.8, 1.0";
+	if ((why = fuzz_check_reset(sig->resets_at, sig->reset_source, now)) != NULL ||
+	    (why = fuzz_check_message(sig->message)) != NULL)
+		return why;
+	o = signal_to_json(sig, now);
+	why = fuzz_check_json(o, sig);
+	json_decref(o);
+	return why;
+}
+
+/* ---------- classify ---------- */
+
+struct fuzz_run {
+	const char *why;       /* first violation seen in a signal */
+	size_t signals;
+	uint64_t hash;         /* FNV-1a over every signal's JSON, in order */
+	char *verdict;         /* the final signal's compact JSON */
+};
+
+static inline char *
+fuzz_dump(const struct fail_signal *sig)
+{
+	json_t *o = signal_to_json(sig, FUZZ_NOW);
+	char *s = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
+
+	json_decref(o);
+	return s;
+}
+
+static inline void
+fuzz_on_signal(const struct fail_signal *sig, void *arg)
+{
+	struct fuzz_run *run = arg;
+	const char *why = fuzz_check_signal(sig, FUZZ_NOW);
+	char *s = fuzz_dump(sig);
+
+	if (run->why == NULL)
+		run->why = why;
+	run->signals++;
+	for (const char *p = s != NULL ? s : ""; *p != '\0'; p++)
+		run->hash = (run->hash ^ (uint8_t)*p) * 0x100000001b3ULL;
+	run->hash = (run->hash ^ '\n') * 0x100000001b3ULL;
+	free(s);
+}
+
+static inline uint32_t
+fuzz_xorshift(uint32_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+/* Mostly small chunks, now and then a large one or an empty feed. */
+static inline size_t
+fuzz_chunk_size(uint32_t *rng)
+{
+	uint32_t r = fuzz_xorshift(rng);
+
+	switch (r & 3) {
+	case 0:
+		return (r >> 2) % 8;
+	case 1:
+		return 1 + (r >> 2) % 64;
+	case 2:
+		return 1 + (r >> 2) % 1024;
+	default:
+		return 1 + (r >> 2) % 16384;
+	}
+}
+
+/* Each chunk in a heap block of its own size, so ASan sees a read past it. */
+static inline void
+fuzz_feed_chunked(struct classifier *c, const uint8_t *s, size_t len, uint8_t seed)
+{
+	uint32_t rng = 0x9e3779b9u ^ ((uint32_t)seed * 0x01000193u);
+
+	for (size_t off = 0; off < len;) {
+		size_t n = fuzz_chunk_size(&rng);
+		char *copy;
+
+		if (n > len - off)
+			n = len - off;
+		copy = malloc(n > 0 ? n : 1);
+		if (copy == NULL)
+			abort();
+		memcpy(copy, s + off, n);
+		classifier_feed(c, copy, n);
+		free(copy);
+		off += n;
+	}
+}
+
+static inline void
+fuzz_classify(const char *family, int exit_code, const uint8_t *s, size_t len, bool chunked,
+    uint8_t seed, struct fuzz_run *run)
+{
+	struct classifier *c = classifier_new(family, FUZZ_NOW);
+	struct fail_signal sig;
+
+	memset(run, 0, sizeof(*run));
+	run->hash = 0xcbf29ce484222325ULL;
+	if (c == NULL)
+		abort();
+	classifier_on_signal(c, fuzz_on_signal, run);
+	if (chunked)
+		fuzz_feed_chunked(c, s, len, seed);
+	else
+		classifier_feed(c, (const char *)s, len);
+	classifier_finish(c, exit_code, &sig);
+	classifier_free(c);
+	if (run->why == NULL)
+		run->why = fuzz_check_signal(&sig, FUZZ_NOW);
+	run->verdict = fuzz_dump(&sig);
+}
+
+static inline const char *
+check_classify_input(const uint8_t *data, size_t size)
+{
+	static const char *const families[16] = {
+		NULL, NULL, NULL, NULL, NULL, NULL, "", "claude", "codex", "gemini", "pi",
+		"opencode", "cursor", "qwen", "generic", "nosuch",
+	};
+	const char *family = families[fuzz_header_byte(data, size, 0) % 16];
+	uint8_t eb = fuzz_header_byte(data, size, 1);
+	int exit_code = eb == 0xff ? -1 : eb;
+	size_t skip = size < FUZZ_HEADER ? size : FUZZ_HEADER;
+	struct fuzz_run whole, parts;
+	const char *why;
+
+	fuzz_set_tz(fuzz_tz(fuzz_header_byte(data, size, 2) % 4));
+	fuzz_classify(family, exit_code, data + skip, size - skip, false, 0, &whole);
+	fuzz_classify(family, exit_code, data + skip, size - skip, true,
+	    fuzz_header_byte(data, size, 3), &parts);
+	if ((why = whole.why) == NULL && (why = parts.why) == NULL) {
+		if (whole.verdict == NULL || parts.verdict == NULL)
+			why = "verdict JSON could not be dumped";
+		else if (strcmp(whole.verdict, parts.verdict) != 0)
+			why = "verdict depends on the chunking";
+		else if (whole.signals != parts.signals || whole.hash != parts.hash)
+			why = "signals seen depend on the chunking";
+	}
+	free(whole.verdict);
+	free(parts.verdict);
+	return why;
+}
+
+/* ---------- timeparse ---------- */
+
+static inline const char *
+fuzz_check_clamped(double at, time_t now)
+{
+	struct reset r = { at, RESET_SRC_TEXT, RANK_TEXT };
+
+	reset_clamp(&r, now);
+	if (r.at == 0)
+		return NULL;
+	return fuzz_check_reset(r.at, r.source, now);
+}
+
+static inline const char *
+fuzz_check_cstring_apis(const char *s, time_t now)
+{
+	double v = -1;
+
+	if (duration_parse(s, &v) && !(isfinite(v) && v >= 0))
+		return "duration_parse: not finite and >= 0";
+	if (duration_parse(s, &v) && fuzz_check_clamped((double)now + v, now) != NULL)
+		return "reset_clamp: now + duration out of range";
+	if (time_parse(s, &v) && (!isfinite(v) || fuzz_check_clamped(v, now) != NULL))
+		return "time_parse: not finite, or clamp out of range";
+	if (http_date_parse(s, &v) && (!isfinite(v) || fuzz_check_clamped(v, now) != NULL))
+		return "http_date_parse: not finite, or clamp out of range";
+	return NULL;
+}
+
+static inline const char *
+fuzz_check_span_apis(const char *s, size_t len, time_t now)
+{
+	struct reset r;
+	double v = -1;
+	size_t n;
+	bool found;
+
+	n = duration_scan(s, len, &v);
+	if (n > len || (n > 0 && !(isfinite(v) && v >= 0)))
+		return "duration_scan: used > len, or not finite and >= 0";
+	n = clock_scan(s, len, now, &v);
+	if (n > len || (n > 0 && !isfinite(v)))
+		return "clock_scan: used > len, or not finite";
+	if (n > 0 && fuzz_check_clamped(v, now) != NULL)
+		return "reset_clamp: clock time out of range";
+	found = reset_from_text(s, len, now, &r);
+	if (found != (r.at != 0) || !isfinite(r.at))
+		return "reset_from_text: result and return value disagree";
+	if (found && r.source != RESET_SRC_PROVIDER && r.source != RESET_SRC_TEXT)
+		return "reset_from_text: reset without a source";
+	reset_clamp(&r, now);
+	return r.at == 0 ? NULL : fuzz_check_reset(r.at, r.source, now);
+}
+
+/* epoch_normalize and reset_clamp on any double, NaN and infinities included. */
+static inline const char *
+fuzz_check_double(const uint8_t *text, size_t len, time_t now)
+{
+	double d = 0, e;
+
+	if (len >= sizeof(d))
+		memcpy(&d, text, sizeof(d));
+	e = epoch_normalize(d);
+	if (isfinite(d) && d >= 0 && !(isfinite(e) && e >= 0 && e <= d))
+		return "epoch_normalize: not finite, >= 0 and <= its input";
+	if (fuzz_check_clamped(d, now) != NULL || fuzz_check_clamped(e, now) != NULL)
+		return "reset_clamp: out of range";
+	return NULL;
+}
+
+static inline const char *
+check_timeparse_input(const uint8_t *data, size_t size)
+{
+	const char *tz = fuzz_tz(fuzz_header_byte(data, size, 0));
+	int32_t k = (int32_t)(((uint32_t)fuzz_header_byte(data, size, 1) << 16 |
+	    (uint32_t)fuzz_header_byte(data, size, 2) << 8 | fuzz_header_byte(data, size, 3)) -
+	    0x800000);
+	time_t now = (time_t)FUZZ_NOW + (time_t)k * 16;  /* about 4 years either way */
+	size_t skip = size < FUZZ_HEADER ? size : FUZZ_HEADER, len = size - skip;
+	char *cstr = malloc(len + 1), *span = malloc(len > 0 ? len : 1);
+	const char *why;
+
+	if (cstr == NULL || span == NULL)
+		abort();
+	memcpy(cstr, data + skip, len);
+	cstr[len] = '\0';
+	memcpy(span, data + skip, len);
+	fuzz_set_tz(tz);
+	why = fuzz_check_cstring_apis(cstr, now);
+	if (why == NULL && !fuzz_tz_is(tz))
+		why = "TZ changed by a C-string parser";
+	if (why == NULL)
+		why = fuzz_check_span_apis(span, len, now);
+	if (why == NULL && !fuzz_tz_is(tz))
+		why = "TZ changed by a scanner";
+	if (why == NULL)
+		why = fuzz_check_double(data + skip, len, now);
+	free(cstr);
+	free(span);
+	return why;
+}
+
+#endif
