@@ -45,7 +45,8 @@ void reset_clamp(struct reset *r, time_t now)
 {
 	double t = (double)now;
 
-	if (!isfinite(r->at) || r->at <= 0 || r->at < t || r->at > t + RESET_ABSURD_AHEAD) {
+	/* A reset at now is no wait, as a zero delay is none (offer_delay). */
+	if (!isfinite(r->at) || r->at <= 0 || r->at <= t || r->at > t + RESET_ABSURD_AHEAD) {
 		reset_clear(r);
 		return;
 	}
@@ -140,7 +141,7 @@ static void offer_sane(struct reset *best, double at, time_t now, enum reset_sou
 {
 	double t = (double)now;
 
-	if (isfinite(at) && at >= t && at <= t + RESET_ABSURD_AHEAD)
+	if (isfinite(at) && at > t && at <= t + RESET_ABSURD_AHEAD)
 		reset_offer(best, at, src, rank);
 }
 

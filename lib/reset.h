@@ -53,7 +53,8 @@ bool reset_from_text(const char *s, size_t len, time_t now, struct reset *out);
 
 /*
  * DESIGN.md: resets more than 8 days ahead are clamped to 8 days; past ones,
- * non-finite ones and ones more than a year ahead are dropped.
+ * one at now itself (no wait), non-finite ones and ones more than a year
+ * ahead are dropped.
  */
 #define RESET_MAX_AHEAD (8 * 86400)
 void reset_clamp(struct reset *r, time_t now);

@@ -591,7 +591,8 @@ static void test_reset_clamp(void **state)
 	const double now = (double)NOW;
 	const struct clamp_vector vectors[] = {
 		{ now + 3600, now + 3600 },
-		{ now, now },
+		{ now + 0.5, now + 0.5 },
+		{ now, 0 },  /* no wait: as "Retry-After: 0" */
 		{ now + 8 * DAY, now + 8 * DAY },
 		{ now + 9 * DAY, now + 8 * DAY },
 		{ now + 300 * DAY, now + 8 * DAY },
