@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dialect.h"
+#include "textutil.h"
 
 static const char *const pi_types[] = {
 	"session", "agent_start", "agent_end", "agent_settled", "turn_start", "turn_end",
@@ -47,7 +48,7 @@ pi_message_end(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 		return REC_OUTPUT;
 	model = jstr(msg, "model");
 	if (model != NULL)
-		strlcpy(ev->model, model, sizeof(ev->model));
+		utf8_copy(ev->model, sizeof(ev->model), model);
 	evidence_text_field(ev, msg, "errorMessage", ctx->now);
 	return REC_CANDIDATE;
 }

@@ -117,7 +117,7 @@ google_details(struct evidence *ev, json_t *details, time_t now)
 				v = json_object_get(viol, "quotaDimensions");
 				model = jstr(v, "model");
 				if (model != NULL && ev->scope_model[0] == '\0')
-					strlcpy(ev->scope_model, model, sizeof(ev->scope_model));
+					utf8_copy(ev->scope_model, sizeof(ev->scope_model), model);
 			}
 		}
 	}

@@ -194,7 +194,7 @@ evidence_add_type(struct evidence *ev, const char *type)
 	n = lower_copy(low, sizeof(low), type, strlen(type));
 	ev->typed = true;
 	if (ev->error_type[0] == '\0')
-		strlcpy(ev->error_type, type, sizeof(ev->error_type));
+		utf8_copy(ev->error_type, sizeof(ev->error_type), type);
 	append_text(ev->types, sizeof(ev->types), low, n);
 }
 

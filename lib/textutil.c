@@ -58,17 +58,44 @@ append_text(char *dst, size_t size, const char *src, size_t len)
 	dst[used + len] = '\0';
 }
 
-/* Length of the UTF-8 sequence led by c, 1 for stray or invalid bytes. */
+/*
+ * Length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, surrogates or code points past U+10FFFF), 0 when there is none.
+ * jansson refuses any string that is not well-formed, and a refused string
+ * would drop its key from the FailureSignal.
+ */
 static size_t
-utf8_len(unsigned char c)
+utf8_seq(const unsigned char *s, size_t len)
 {
-	if (c >= 0xf0 && c <= 0xf4)
-		return 4;
-	if (c >= 0xe0)
-		return c <= 0xef ? 3 : 1;
-	if (c >= 0xc2)
-		return 2;
-	return 1;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;
+	n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	if (s[0] == 0xe0)
+		lo = 0xa0;
+	else if (s[0] == 0xed)
+		hi = 0x9f;
+	else if (s[0] == 0xf0)
+		lo = 0x90;
+	else if (s[0] == 0xf4)
+		hi = 0x8f;
+	if (n > len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
+/* C0, DEL, and C1 (U+0080..U+009F), which some terminals also obey. */
+static bool
+is_control(const unsigned char *s, size_t n)
+{
+	return (n == 1 && (s[0] < 0x20 || s[0] == 0x7f)) || (n == 2 && s[0] == 0xc2 && s[1] < 0xa0);
 }
 
 size_t
@@ -77,19 +104,17 @@ clean_copy(char *dst, size_t size, const char *src, size_t len)
 	size_t out = 0, i = 0;
 
 	while (i < len) {
-		unsigned char c = (unsigned char)src[i];
-		size_t n = utf8_len(c);
+		const unsigned char *u = (const unsigned char *)src + i;
+		size_t n = utf8_seq(u, len - i);
 
-		if (c < 0x20 || c == 0x7f) {
+		if (n == 0 || is_control(u, n)) {
 			/* Line breaks become spaces so words stay apart. */
-			if ((c == '\n' || c == '\t' || c == '\r') && out > 0 && dst[out - 1] != ' ' &&
+			if ((*u == '\n' || *u == '\t' || *u == '\r') && out > 0 && dst[out - 1] != ' ' &&
 			    out + 1 < size)
 				dst[out++] = ' ';
-			i++;
+			i += n > 0 ? n : 1;
 			continue;
 		}
-		if (i + n > len)
-			break;
 		if (out + n > size - 1)
 			break;
 		memcpy(dst + out, src + i, n);
@@ -98,6 +123,28 @@ clean_copy(char *dst, size_t size, const char *src, size_t len)
 	}
 	while (out > 0 && dst[out - 1] == ' ')
 		out--;
+	dst[out] = '\0';
+	return out;
+}
+
+size_t
+utf8_copy(char *dst, size_t size, const char *src)
+{
+	size_t len = strlen(src), out = 0, i = 0;
+
+	while (i < len) {
+		size_t n = utf8_seq((const unsigned char *)src + i, len - i);
+
+		if (n == 0) {
+			i++;
+			continue;
+		}
+		if (out + n > size - 1)
+			break;
+		memcpy(dst + out, src + i, n);
+		out += n;
+		i += n;
+	}
 	dst[out] = '\0';
 	return out;
 }

@@ -22,8 +22,13 @@ const char *find_nocase(const char *hay, size_t len, const char *needle);
  * space when dst is not empty; silently cut when full. */
 void append_text(char *dst, size_t size, const char *src, size_t len);
 
-/* Copies at most size - 1 bytes of src, dropping control characters and
- * never cutting a UTF-8 sequence in half. */
+/* Copies at most size - 1 bytes of src as well-formed UTF-8: control
+ * characters (C0, DEL, C1) and invalid bytes dropped, line breaks made
+ * spaces, never cutting a character in half. */
 size_t clean_copy(char *dst, size_t size, const char *src, size_t len);
+
+/* strlcpy for text that ends up in a FailureSignal: NUL-terminated src into
+ * dst of capacity size, cut on a character boundary, invalid bytes dropped. */
+size_t utf8_copy(char *dst, size_t size, const char *src);
 
 #endif
