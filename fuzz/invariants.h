@@ -10,7 +10,9 @@
  * ASan/LSan.
  *
  * Input layouts (fuzz/seed.sh writes seeds in them):
- *   classify:  [family][exit code][TZ][chunk seed] stream bytes...
+ *   classify:  [family][exit code][TZ and filler][chunk seed] stream bytes...
+ *              (TZ byte bit 4: feed a line of about CLASSIFY_LINE_MAX bytes
+ *              first, so that a 64 KiB input reaches the line cap)
  *   timeparse: [TZ][now hi][now mid][now lo] text bytes...
  * A short input leaves the missing header bytes 0.
  */
@@ -140,8 +142,9 @@ fuzz_check_json(json_t *o, const struct fail_signal *sig)
 	return NULL;
 }
 
+/* lines: how many lines the stream has; a signal's line is one of them. */
 static inline const char *
-fuzz_check_signal(const struct fail_signal *sig, time_t now)
+fuzz_check_signal(const struct fail_signal *sig, time_t now, long lines)
 {
 	const double c = sig->confidence;
 	const char *why;
@@ -149,6 +152,12 @@ fuzz_check_signal(const struct fail_signal *sig, time_t now)
 
 	if ((int)sig->reason < 0 || sig->reason >= REASON_COUNT)
 		return "reason out of range";
+	if (!family_known(sig->family))
+		return "family not a known family";
+	if ((sig->reason == REASON_NONE) != (sig->scope[0] == '\0'))
+		return "scope null for a failure, or set for none";
+	if (sig->line < 0 || sig->line > lines)
+		return "line beyond the stream";
 	if (c != 0 && c != 0.2 && c != 0.5 && c != 0.8 && c != 1.0)
 		return "confidence not one of 0, 0.2, 0.5, 0.8, 1.0";
 	if ((why = fuzz_check_reset(sig->resets_at, sig->reset_source, now)) != NULL ||
@@ -163,6 +172,7 @@ fuzz_check_signal(const struct fail_signal *sig, time_t now)
 /* ---------- classify ---------- */
 
 struct fuzz_run {
+	long lines;            /* in the stream fed */
 	const char *why;       /* first violation seen in a signal */
 	size_t signals;
 	uint64_t hash;         /* FNV-1a over every signal's JSON, in order */
@@ -183,7 +193,7 @@ static inline void
 fuzz_on_signal(const struct fail_signal *sig, void *arg)
 {
 	struct fuzz_run *run = arg;
-	const char *why = fuzz_check_signal(sig, FUZZ_NOW);
+	const char *why = fuzz_check_signal(sig, FUZZ_NOW, run->lines);
 	char *s = fuzz_dump(sig);
 
 	if (run->why == NULL)
@@ -244,18 +254,44 @@ fuzz_feed_chunked(struct classifier *c, const uint8_t *s, size_t len, uint8_t se
 	}
 }
 
+/*
+ * A line head of CLASSIFY_LINE_MAX - 32 .. + 24 bytes, text or the start of
+ * a JSON record, with no line end: the stream's first line then straddles
+ * the line cap.  In a block of its own size, so ASan sees a read past it.
+ */
+static inline void
+fuzz_feed_filler(struct classifier *c, uint8_t b)
+{
+	static const char head[] = "{\"type\":\"result\",\"result\":\"";
+	size_t n = CLASSIFY_LINE_MAX - 32 + (size_t)(b >> 6) * 8 + (b & 0x08 ? 4 : 0);
+	char *filler = malloc(n);
+
+	if (filler == NULL)
+		abort();
+	memset(filler, 'a', n);
+	if (b & 0x20)
+		memcpy(filler, head, sizeof(head) - 1);
+	classifier_feed(c, filler, n);
+	free(filler);
+}
+
 static inline void
 fuzz_classify(const char *family, int exit_code, const uint8_t *s, size_t len, bool chunked,
-    uint8_t seed, struct fuzz_run *run)
+    uint8_t seed, uint8_t filler, struct fuzz_run *run)
 {
 	struct classifier *c = classifier_new(family, FUZZ_NOW);
 	struct fail_signal sig;
 
 	memset(run, 0, sizeof(*run));
 	run->hash = 0xcbf29ce484222325ULL;
+	run->lines = 1;
+	for (const uint8_t *p = s; (p = memchr(p, '\n', len - (size_t)(p - s))) != NULL; p++)
+		run->lines++;
 	if (c == NULL)
 		abort();
 	classifier_on_signal(c, fuzz_on_signal, run);
+	if (filler & 0x10)
+		fuzz_feed_filler(c, filler);
 	if (chunked)
 		fuzz_feed_chunked(c, s, len, seed);
 	else
@@ -263,7 +299,7 @@ fuzz_classify(const char *family, int exit_code, const uint8_t *s, size_t len, b
 	classifier_finish(c, exit_code, &sig);
 	classifier_free(c);
 	if (run->why == NULL)
-		run->why = fuzz_check_signal(&sig, FUZZ_NOW);
+		run->why = fuzz_check_signal(&sig, FUZZ_NOW, run->lines);
 	run->verdict = fuzz_dump(&sig);
 }
 
@@ -277,14 +313,15 @@ check_classify_input(const uint8_t *data, size_t size)
 	const char *family = families[fuzz_header_byte(data, size, 0) % 16];
 	uint8_t eb = fuzz_header_byte(data, size, 1);
 	int exit_code = eb == 0xff ? -1 : eb;
+	uint8_t tb = fuzz_header_byte(data, size, 2);
 	size_t skip = size < FUZZ_HEADER ? size : FUZZ_HEADER;
 	struct fuzz_run whole, parts;
 	const char *why;
 
-	fuzz_set_tz(fuzz_tz(fuzz_header_byte(data, size, 2) % 4));
-	fuzz_classify(family, exit_code, data + skip, size - skip, false, 0, &whole);
+	fuzz_set_tz(fuzz_tz(tb % 4));
+	fuzz_classify(family, exit_code, data + skip, size - skip, false, 0, tb, &whole);
 	fuzz_classify(family, exit_code, data + skip, size - skip, true,
-	    fuzz_header_byte(data, size, 3), &parts);
+	    fuzz_header_byte(data, size, 3), tb, &parts);
 	if ((why = whole.why) == NULL && (why = parts.why) == NULL) {
 		if (whole.verdict == NULL || parts.verdict == NULL)
 			why = "verdict JSON could not be dumped";
@@ -327,11 +364,31 @@ fuzz_check_cstring_apis(const char *s, time_t now)
 	return NULL;
 }
 
+/* What timeparse.h promises across entry points: duration_scan takes all
+ * duration_parse takes, and clock_scan every ISO date time_parse takes. */
+static inline const char *
+fuzz_check_agreement(const char *s, time_t now)
+{
+	size_t len = strlen(s), start = 0, n;
+	double a = -1, b = -1;
+
+	if (duration_parse(s, &a) && (duration_scan(s, len, &b) == 0 || a != b))
+		return "duration_scan disagrees with duration_parse";
+	while (start < len && strchr(" \t\r\n\v\f", s[start]) != NULL)
+		start++;
+	while (len > start && strchr(" \t\r\n\v\f", s[len - 1]) != NULL)
+		len--;
+	if (!time_parse(s, &a) || strspn(s + start, "0123456789.") == len - start)
+		return NULL;
+	n = clock_scan(s + start, len - start, now, &b);
+	return n == len - start && a == b ? NULL : "clock_scan disagrees with time_parse";
+}
+
 static inline const char *
 fuzz_check_span_apis(const char *s, size_t len, time_t now)
 {
 	struct reset r;
-	double v = -1;
+	double v = -1, again = -1;
 	size_t n;
 	bool found;
 
@@ -348,6 +405,9 @@ fuzz_check_span_apis(const char *s, size_t len, time_t now)
 		return "reset_from_text: result and return value disagree";
 	if (found && r.source != RESET_SRC_PROVIDER && r.source != RESET_SRC_TEXT)
 		return "reset_from_text: reset without a source";
+	/* Same answer after other calls switched TZ (no cached libc state). */
+	if (clock_scan(s, len, now, &again) != n || (n > 0 && again != v))
+		return "clock_scan: a second call gives another answer";
 	reset_clamp(&r, now);
 	return r.at == 0 ? NULL : fuzz_check_reset(r.at, r.source, now);
 }
@@ -387,6 +447,8 @@ check_timeparse_input(const uint8_t *data, size_t size)
 	memcpy(span, data + skip, len);
 	fuzz_set_tz(tz);
 	why = fuzz_check_cstring_apis(cstr, now);
+	if (why == NULL)
+		why = fuzz_check_agreement(cstr, now);
 	if (why == NULL && !fuzz_tz_is(tz))
 		why = "TZ changed by a C-string parser";
 	if (why == NULL)

@@ -37,7 +37,7 @@ for h in $harnesses; do
 	    -dict="$top/fuzz/$h.dict" -print_final_stats=1 \
 	    -artifact_prefix="$dir/artifacts/$h/" "$dir/corpus/$h" "$dir/seeds/$h" >"$log" 2>&1 || rc=$?
 	grep -E '^#[0-9]+[[:space:]]+(DONE|pulse|NEW|REDUCE)' "$log" | tail -n 1 | sed 's/^/  last: /'
-	grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)' "$log" |
+	grep -E '^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|slowest_unit_time_sec|peak_rss_mb)' "$log" |
 	    sed 's/^/  /'
 	if [ "$rc" -ne 0 ]; then
 		echo "  FAILED (exit $rc): $(grep -E '^(==[0-9]+==ERROR|fuzz_|SUMMARY)' "$log" | head -n 2 | tr '\n' ' ')"

@@ -35,6 +35,11 @@ for f in "$top"/fixtures/streams/*/*.jsonl; do
 	{ header 0 "$code" 1 $((n % 256)); cat "$f"; } > "$out/classify/$fam-$case"
 	{ header "$(family_byte "$fam")" "$code" 2 $(((n * 7 + 3) % 256)); cat "$f"; } \
 	    > "$out/classify/$fam-$case.forced"
+	# Now and then behind a line head that reaches the line cap.
+	if [ $((n % 8)) -eq 0 ]; then
+		{ header 0 "$code" $((0x11 | (n * 4 & 0xe8))) $((n % 256)); cat "$f"; } \
+		    > "$out/classify/$fam-$case.capped"
+	fi
 	n=$((n + 1))
 done
 
