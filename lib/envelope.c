@@ -211,6 +211,16 @@ envelope_evidence(json_t *obj, time_t now, struct evidence *ev, int depth)
 	return true;
 }
 
+/* A Python literal at s[i].  s is a slice of a stream line with no NUL
+ * after it, so the compare must stop at len, as strncmp does not. */
+static bool
+literal_at(const char *s, size_t len, size_t i, const char *word)
+{
+	size_t n = strlen(word);
+
+	return len - i >= n && memcmp(s + i, word, n) == 0;
+}
+
 /* Rewrites a Python repr dict as JSON: quotes, None, True, False. */
 static size_t
 repr_to_json(const char *s, size_t len, char *out, size_t size)
@@ -247,11 +257,11 @@ repr_to_json(const char *s, size_t len, char *out, size_t size)
 		if (c == '\'' || c == '"') {
 			quote = c;
 			out[o++] = '"';
-		} else if (strncmp(s + i, "None", 4) == 0) {
+		} else if (literal_at(s, len, i, "None")) {
 			memcpy(out + o, "null", 4), o += 4, i += 3;
-		} else if (strncmp(s + i, "True", 4) == 0) {
+		} else if (literal_at(s, len, i, "True")) {
 			memcpy(out + o, "true", 4), o += 4, i += 3;
-		} else if (strncmp(s + i, "False", 5) == 0) {
+		} else if (literal_at(s, len, i, "False")) {
 			memcpy(out + o, "false", 5), o += 5, i += 4;
 		} else
 			out[o++] = c;
