@@ -12,7 +12,8 @@
  * Input layouts (fuzz/seed.sh writes seeds in them):
  *   classify:  [family][exit code][TZ and filler][chunk seed] stream bytes...
  *              (TZ byte bit 4: feed a line of about CLASSIFY_LINE_MAX bytes
- *              first, so that a 64 KiB input reaches the line cap)
+ *              first, so that a 64 KiB input reaches the line cap; bit 2:
+ *              open a pretty-printed document before it, to reach its cap)
  *   timeparse: [TZ][now hi][now mid][now lo] text bytes...
  * A short input leaves the missing header bytes 0.
  */
@@ -256,8 +257,9 @@ fuzz_feed_chunked(struct classifier *c, const uint8_t *s, size_t len, uint8_t se
 
 /*
  * A line head of CLASSIFY_LINE_MAX - 32 .. + 24 bytes, text or the start of
- * a JSON record, with no line end: the stream's first line then straddles
- * the line cap.  In a block of its own size, so ASan sees a read past it.
+ * a JSON record, with no line end, maybe inside an open pretty-printed
+ * document: the stream's first line then straddles the line cap.  In a
+ * block of its own size, so ASan sees a read past it.
  */
 static inline void
 fuzz_feed_filler(struct classifier *c, uint8_t b)
@@ -268,6 +270,8 @@ fuzz_feed_filler(struct classifier *c, uint8_t b)
 
 	if (filler == NULL)
 		abort();
+	if (b & 0x04)
+		classifier_feed(c, "{\n", 2);
 	memset(filler, 'a', n);
 	if (b & 0x20)
 		memcpy(filler, head, sizeof(head) - 1);
@@ -287,6 +291,8 @@ fuzz_classify(const char *family, int exit_code, const uint8_t *s, size_t len, b
 	run->lines = 1;
 	for (const uint8_t *p = s; (p = memchr(p, '\n', len - (size_t)(p - s))) != NULL; p++)
 		run->lines++;
+	if ((filler & 0x14) == 0x14)
+		run->lines++;  /* the "{" line fuzz_feed_filler opens */
 	if (c == NULL)
 		abort();
 	classifier_on_signal(c, fuzz_on_signal, run);

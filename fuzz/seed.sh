@@ -37,7 +37,7 @@ for f in "$top"/fixtures/streams/*/*.jsonl; do
 	    > "$out/classify/$fam-$case.forced"
 	# Now and then behind a line head that reaches the line cap.
 	if [ $((n % 8)) -eq 0 ]; then
-		{ header 0 "$code" $((0x11 | (n * 4 & 0xe8))) $((n % 256)); cat "$f"; } \
+		{ header 0 "$code" $((0x11 | (n * 4 & 0xec))) $((n % 256)); cat "$f"; } \
 		    > "$out/classify/$fam-$case.capped"
 	fi
 	n=$((n + 1))
