@@ -14,6 +14,11 @@
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_run_entry,
 	&cmd_classify_failure_entry,
+	&cmd_record_entry,
+	&cmd_status_entry,
+	&cmd_reset_entry,
+	&cmd_trip_entry,
+	&cmd_wait_entry,
 	&cmd_help_entry,
 	NULL
 };
