@@ -238,15 +238,37 @@ fail:
 	return false;
 }
 
+/* "file:PATH?immutable=1": a WAL file we cannot write (nor its -shm) is still
+ * readable as a snapshot. */
+static bool
+immutable_uri(const char *path, char *uri, size_t size)
+{
+	size_t n = strlcpy(uri, "file:", size);
+	int w;
+
+	for (; *path != '\0'; path++, n += (size_t)w) {
+		if (strchr("?#%", *path) != NULL)
+			w = snprintf(uri + n, size - n, "%%%02X", (unsigned char)*path);
+		else
+			w = snprintf(uri + n, size - n, "%c", *path);
+		if (w < 0 || (size_t)w >= size - n)
+			return false;
+	}
+	return strlcat(uri, "?immutable=1", size) < size;
+}
+
 static bool
 open_db(struct store *store, const struct store_options *opts, struct store_error *err)
 {
-	int flags = opts->read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+	int flags = opts->read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE;
+	char uri[PATH_MAX + 32];
 	int rc;
 
 	if (!opts->read_only && (!make_parent_dirs(opts->path, err) || !create_file(opts->path, err)))
 		return false;
-	rc = sqlite3_open_v2(opts->path, &store->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+	if (opts->read_only && !immutable_uri(opts->path, uri, sizeof(uri)))
+		return set_error(err, STORE_ERR_OPEN, "%s: path too long", opts->path);
+	rc = sqlite3_open_v2(opts->read_only ? uri : opts->path, &store->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
 	if (rc != SQLITE_OK)
 		return db_error(err, opts->path, store->db, rc, "opening");
 	sqlite3_busy_timeout(store->db, opts->busy_timeout_ms);

@@ -52,7 +52,7 @@ struct store_options {
 	int busy_timeout_ms;
 	long keep_runs;       /* 0 = no limit */
 	long keep_days;       /* 0 = no limit */
-	bool read_only;       /* open without creating or migrating (status) */
+	bool read_only;       /* a read-only snapshot (immutable): no creating, no migrating */
 };
 
 /* Stored breaker states.  HALF_OPEN: past its reset with a probe lease. */
