@@ -4,6 +4,7 @@
  * parses the rest with jansson, hands records to the family's dialect, and
  * keeps just enough state to name the verdict at the end.
  */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +40,7 @@ struct classifier {
 	size_t dropped;            /* bytes of the current line past the cap */
 	char *stash;               /* head of a line an injected record broke in two */
 	size_t stash_len;
+	bool joining;              /* reading a line that was being written when a record cut in */
 	char *doc;                 /* a pretty-printed JSON document being gathered */
 	size_t doc_len;
 	long doc_line;
@@ -50,6 +52,8 @@ struct classifier {
 	struct held rejected;      /* a rejected rate_limit_event of this run */
 	enum outcome outcome;
 	struct held term;
+	struct reset header_reset; /* from rate-limit headers seen before their failure */
+	long last_text_line;       /* the stderr line before this one, for multi-line messages */
 };
 
 bool
@@ -75,6 +79,7 @@ classifier_new(const char *family, time_t now)
 	if (c == NULL)
 		return NULL;
 	c->ctx.now = now;
+	reset_clear(&c->header_reset);
 	c->ctx.input_tokens = c->ctx.output_tokens = -1;
 	c->ctx.cost_usd = -1;
 	if (family != NULL && *family != '\0') {
@@ -252,6 +257,10 @@ hold(struct classifier *c, struct held *h, const struct evidence *ev, bool text_
 	h->after_output = c->saw_output;
 	h->line = c->lineno;
 	h->ev = *ev;
+	if (h == &c->cand && c->header_reset.at > 0) {
+		reset_offer(&h->ev.reset, c->header_reset.at, c->header_reset.source, c->header_reset.rank);
+		reset_clear(&c->header_reset);
+	}
 }
 
 /* A terminal failure takes what it lacks from the same run's candidates. */
@@ -286,7 +295,10 @@ apply_record(struct classifier *c, enum record_kind kind, const struct evidence 
 		return;
 	case REC_OUTPUT:
 		c->saw_output = true;
-		c->cand.have = c->rejected.have = false;
+		/* Output already being written when a failure record cut into it
+		 * does not show that the run went on after the failure. */
+		if (!c->joining)
+			c->cand.have = c->rejected.have = false;
 		return;
 	case REC_NOTICE:
 		hold(c, &h, ev, false);
@@ -310,6 +322,7 @@ apply_record(struct classifier *c, enum record_kind kind, const struct evidence 
 	case REC_JUDGE:
 		if (c->cand.have) {
 			h = c->cand;
+			h.line = c->lineno;
 			conclude_failure(c, &h);
 			return;
 		}
@@ -379,18 +392,65 @@ handle_value(struct classifier *c, json_t *v)
 		handle_object(c, v);
 }
 
+/*
+ * "retry-after-ms: 8750", "< Retry-After: ...", "x-ratelimit-reset-tokens:
+ * 6m0s": HTTP headers printed around a failure carry its reset; they are
+ * not failures themselves.
+ */
+static bool
+is_rate_header(const char *s, size_t len)
+{
+	size_t i = 0, start;
+
+	while (i < len && (s[i] == '<' || s[i] == ' '))
+		i++;
+	start = i;
+	while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '_'))
+		i++;
+	if (i == start || i >= len || s[i] != ':')
+		return false;
+	return find_nocase(s + start, i - start, "retry-after") != NULL ||
+	    find_nocase(s + start, i - start, "ratelimit") != NULL ||
+	    find_nocase(s + start, i - start, "x-codex") != NULL;
+}
+
+static void
+handle_header(struct classifier *c, const char *s, size_t len)
+{
+	struct reset r;
+
+	if (!reset_from_text(s, len, c->ctx.now, &r))
+		return;
+	if (c->cand.have)
+		reset_offer(&c->cand.ev.reset, r.at, r.source, r.rank);
+	else
+		reset_offer(&c->header_reset, r.at, r.source, r.rank);
+}
+
 /* A stderr line: it counts when it names a failure and is not a retry notice. */
 static void
 handle_text(struct classifier *c, const char *s, size_t len)
 {
 	struct evidence ev;
 
+	bool continues = c->last_text_line == c->lineno - 1;
+
+	c->last_text_line = c->lineno;
 	if (len > 16384)
 		len = 16384;
+	if (is_rate_header(s, len)) {
+		handle_header(c, s, len);
+		return;
+	}
 	evidence_init(&ev);
 	evidence_add_text(&ev, s, len, c->ctx.now);
 	if (!text_names_failure(&ev))
 		return;
+	/* The detail lines of a multi-line message add to it, not replace it. */
+	if (continues && c->cand.have && c->cand.text_only) {
+		reset_offer(&c->cand.ev.reset, ev.reset.at, ev.reset.source, ev.reset.rank);
+		return;
+	}
 	if (text_is_retry_notice(s, len)) {
 		apply_record(c, REC_NOTICE, &ev);
 		return;
@@ -420,6 +480,7 @@ static const char *const always_types[] = {
 /* Output records matter only until the first one is seen. */
 static const char *const output_types[] = {
 	"assistant", "item.completed", "message", "text", "tool_use", "agent_message",
+	"exec_command_begin", "exec_command_end", "patch_apply_begin", "tool_execution_start",
 };
 
 static bool
@@ -452,6 +513,38 @@ type_value_matters(const struct classifier *c, const char *s, size_t len, bool *
 	    type_in(v, (size_t)(end - v), output_types, sizeof(output_types) / sizeof(*output_types));
 }
 
+/*
+ * An unescaped {"type": can only follow '[', ',' or ':' in valid JSON; after
+ * anything else it is a record written into the middle of another line.
+ */
+static bool
+has_injected_record(const char *s, size_t len)
+{
+	const char *p = s + 1, *end = s + len, *b;
+
+	/* memchr runs far faster than memmem, and braces are rare in prose. */
+	while (p + 8 <= end && (p = memchr(p, '{', (size_t)(end - p - 7))) != NULL) {
+		if (memcmp(p + 1, "\"type\":", 7) == 0) {
+			for (b = p - 1; b > s && (*b == ' ' || *b == '\t'); b--)
+				;
+			if (*b != '[' && *b != ',' && *b != ':')
+				return true;
+		}
+		p++;
+	}
+	return false;
+}
+
+/* Synthetic errors are assistant records with a top-level error. */
+static bool
+assistant_matters(const struct classifier *c, const char *s, size_t len)
+{
+	size_t tail = len < 512 ? len : 512;
+
+	return !c->saw_output || memmem(s, len, "<synthetic>", 11) != NULL ||
+	    memmem(s + len - tail, tail, "\"error\":", 8) != NULL;
+}
+
 static bool
 line_matters(const struct classifier *c, const char *s, size_t len)
 {
@@ -460,15 +553,22 @@ line_matters(const struct classifier *c, const char *s, size_t len)
 
 	if (c->dialect == NULL || (!c->family_forced && c->dialect == &dialect_generic))
 		return true;
+	/* When "type" is the first key it is the top-level type: decide on it
+	 * alone, without reading the rest of a long line. */
+	if (len > 9 && memcmp(s, "{\"type\":", 8) == 0) {
+		if (type_value_matters(c, s + 7, len - 7, &assistant) ||
+		    (assistant && assistant_matters(c, s, len)))
+			return true;
+		return has_injected_record(s, len);
+	}
 	while ((p = memmem(p, (size_t)(end - p), "\"type\"", 6)) != NULL) {
 		p += 6;
 		typed = true;
 		if (type_value_matters(c, p, (size_t)(end - p), &assistant))
 			return true;
 	}
-	/* Synthetic errors are assistant records with a top-level error. */
-	if (assistant)
-		return memmem(s, len, "<synthetic>", 11) != NULL || memmem(s, len, "\"error\":", 8) != NULL;
+	if ((assistant && assistant_matters(c, s, len)) || has_injected_record(s, len))
+		return true;
 	return !typed && memmem(s, len, "\"error\"", 7) != NULL;
 }
 
@@ -617,8 +717,9 @@ process_joined(struct classifier *c, const char *s, size_t len)
 	c->stash_len = 0;
 	if (joined == NULL)
 		return;
-	c->lineno--;    /* the two halves were one record */
+	c->joining = true;
 	process_line(c, joined, n);
+	c->joining = false;
 	free(joined);
 }
 
@@ -684,9 +785,6 @@ verdict_without_records(const struct classifier *c, int exit_code, struct fail_s
 	} else if (exit_code > 0) {
 		out->reason = REASON_EXIT_NONZERO;
 		out->confidence = 0.2;
-	} else if (c->saw_family_event) {
-		out->reason = REASON_NONE;
-		out->confidence = 0.5;
 	} else {
 		out->reason = REASON_NONE;
 		out->confidence = exit_code == 0 ? 0.2 : 0;

@@ -22,10 +22,11 @@ codex_detect(json_t *obj)
 static bool
 is_output_item(const char *type)
 {
+	/* Reasoning is not operational: nothing was answered or done yet. */
 	static const char *const outputs[] = {
-		"agent_message", "assistant_message", "reasoning", "command_execution", "file_change",
-		"mcp_tool_call", "web_search", "todo_list", "plan", "collab_tool_call",
-		"exec_command_begin", "exec_command_end", "agent_reasoning", "patch_apply_begin",
+		"agent_message", "assistant_message", "command_execution", "file_change",
+		"mcp_tool_call", "web_search", "todo_list", "collab_tool_call",
+		"exec_command_begin", "exec_command_end", "patch_apply_begin",
 	};
 
 	for (size_t i = 0; type != NULL && i < sizeof(outputs) / sizeof(outputs[0]); i++)

@@ -40,6 +40,7 @@ pi_message_end(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 
 	if (role == NULL || strcmp(role, "assistant") != 0)
 		return REC_EVENT;
+	ctx_set_model(ctx, jstr(msg, "model"));
 	ctx_add_usage(ctx, usage, "input", "output");
 	ctx_add_cost(ctx, json_object_get(json_object_get(usage, "cost"), "total"));
 	if (stop == NULL || (strcmp(stop, "error") != 0 && strcmp(stop, "aborted") != 0))

@@ -109,9 +109,11 @@ google_details(struct evidence *ev, json_t *details, time_t now)
 
 			json_array_foreach(json_object_get(d, "violations"), j, viol) {
 				const char *id = jstr(viol, "quotaId"), *model;
+				char low[SIGNAL_FIELD_MAX];
 
 				if (id != NULL)
-					append_text(ev->text, sizeof(ev->text), id, strlen(id));
+					append_text(ev->text, sizeof(ev->text), low,
+					    lower_copy(low, sizeof(low), id, strlen(id)));
 				v = json_object_get(viol, "quotaDimensions");
 				model = jstr(v, "model");
 				if (model != NULL && ev->scope_model[0] == '\0')

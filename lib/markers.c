@@ -24,6 +24,10 @@ static const struct marker text_markers[] = {
 	{ REASON_USAGE_LIMIT, "hit your usage limit" },
 	{ REASON_USAGE_LIMIT, "hit your chatgpt usage limit" },
 	{ REASON_USAGE_LIMIT, "usage limit reached" },
+	{ REASON_USAGE_LIMIT, "your usage limit" },
+	{ REASON_USAGE_LIMIT, "usage limit for now" },
+	{ REASON_USAGE_LIMIT, "reached your daily" },
+	{ REASON_USAGE_LIMIT, "reached your weekly" },
 	{ REASON_USAGE_LIMIT, "hour limit reached" },
 	{ REASON_USAGE_LIMIT, "out of extra usage" },
 	{ REASON_USAGE_LIMIT, "exhausted your daily quota" },
@@ -76,6 +80,7 @@ static const struct marker text_markers[] = {
 	{ REASON_RATE_LIMIT, "quota exceeded for" },
 	{ REASON_RATE_LIMIT, "throttl" },
 	{ REASON_RATE_LIMIT, "freeusagelimiterror" },
+	{ REASON_RATE_LIMIT, "no deployments available" },
 	{ REASON_OVERLOADED, "overloaded" },
 	{ REASON_OVERLOADED, "at capacity" },
 	{ REASON_OVERLOADED, "high demand" },
@@ -102,6 +107,14 @@ static const struct marker text_markers[] = {
 	{ REASON_AUTH, "verification_required" },
 	{ REASON_AUTH, "cloud_credential_error" },
 	{ REASON_AUTH, "invalid api key" },
+	{ REASON_AUTH, "invalid_api_key" },
+	{ REASON_AUTH, "incorrect api key" },
+	{ REASON_AUTH, "api key not valid" },
+	{ REASON_AUTH, "invalid authentication" },
+	{ REASON_AUTH, "authentication failed" },
+	{ REASON_AUTH, "token has expired" },
+	{ REASON_AUTH, "token expired" },
+	{ REASON_AUTH, "invalid credentials" },
 	{ REASON_AUTH, "invalid x-api-key" },
 	{ REASON_AUTH, "not logged in" },
 	{ REASON_AUTH, "please run /login" },
@@ -125,6 +138,7 @@ static const struct marker text_markers[] = {
 	{ REASON_INVALID_REQUEST, "context_length_exceeded" },
 	{ REASON_INVALID_REQUEST, "context window" },
 	{ REASON_INVALID_REQUEST, "prompt is too long" },
+	{ REASON_INVALID_REQUEST, "maximum context length" },
 	{ REASON_INVALID_REQUEST, "request_too_large" },
 	{ REASON_INVALID_REQUEST, "is not supported" },
 	{ REASON_INVALID_REQUEST, "fatalinputerror" },
@@ -242,7 +256,7 @@ status_reason(int status)
 }
 
 static bool
-reason_matches(const struct evidence *ev, enum reason r)
+markers_match(const struct evidence *ev, enum reason r)
 {
 	for (size_t i = 0; i < sizeof(text_markers) / sizeof(text_markers[0]); i++)
 		if (text_markers[i].reason == r &&
@@ -251,7 +265,13 @@ reason_matches(const struct evidence *ev, enum reason r)
 	for (size_t i = 0; i < sizeof(type_markers) / sizeof(type_markers[0]); i++)
 		if (type_markers[i].reason == r && type_token(ev->types, type_markers[i].text))
 			return true;
-	return status_reason(ev->http_status) == r;
+	return false;
+}
+
+static bool
+reason_matches(const struct evidence *ev, enum reason r)
+{
+	return markers_match(ev, r) || status_reason(ev->http_status) == r;
 }
 
 enum reason
@@ -264,6 +284,11 @@ evidence_reason(const struct evidence *ev)
 	/* Too-large requests say "rate limit" but never succeed as they are. */
 	if (marker_in(ev->text, "request too large for") && !reason_matches(ev, REASON_USAGE_LIMIT))
 		return REASON_INVALID_REQUEST;
+	/* OpenAI's insufficient_quota text; Gemini's per-minute limit says the
+	 * same words beside rate-limit markers (RESOURCE_EXHAUSTED, a metric). */
+	if (marker_in(ev->text, "exceeded your current quota") && !markers_match(ev, REASON_RATE_LIMIT) &&
+	    !marker_in(ev->text, "retry in") && !reason_matches(ev, REASON_USAGE_LIMIT))
+		return REASON_CREDIT_EXHAUSTED;
 	for (size_t i = 0; i < sizeof(precedence) / sizeof(precedence[0]); i++)
 		if (reason_matches(ev, precedence[i]))
 			return precedence[i];

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "textutil.h"
 #include "timeparse.h"
 
 /* Go's time.Duration tops out at 2^63 ns; nothing real waits longer. */
@@ -54,29 +55,10 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
-/* ASCII only: tolower() would depend on the locale. */
-static char ascii_lower(char c)
-{
-	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
-
-/* Length of word when s starts with it, case-insensitively; else 0. */
-static size_t ci_prefix(const char *s, size_t len, const char *word)
-{
-	size_t n = strlen(word);
-
-	if (n > len)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (ascii_lower(s[i]) != ascii_lower(word[i]))
-			return 0;
-	return n;
-}
-
-/* Like ci_prefix, but the word must not run on into more letters. */
+/* Like prefix_nocase, but the word must not run on into more letters. */
 static size_t ci_word(const char *s, size_t len, const char *word)
 {
-	size_t n = ci_prefix(s, len, word);
+	size_t n = prefix_nocase(s, len, word);
 
 	if (n == 0 || (n < len && is_alpha(s[n])))
 		return 0;
@@ -302,7 +284,7 @@ static size_t skip_hedge(const char *s, size_t len, size_t i)
  */
 static bool bare_number_ends(const char *s, size_t len, size_t i)
 {
-	if (i < len && (is_alnum(s[i]) || s[i] == '.'))
+	if (i < len && is_alnum(s[i]))
 		return false;
 	i = skip_spaces(s, len, i);
 	return i >= len || !is_alpha(s[i]);
@@ -451,7 +433,7 @@ static size_t scan_month(const char *s, size_t len, int *month)
 			return n;
 		}
 	}
-	if (n == 4 && ci_prefix(s, n, "sept") == 4) {
+	if (n == 4 && prefix_nocase(s, n, "sept") == 4) {
 		*month = 9;
 		return n;
 	}
@@ -507,7 +489,7 @@ static bool zone_name_ok(const char *name, size_t n)
 static size_t scan_offset(const char *s, size_t len, bool short_hours, int *offset)
 {
 	int hours = 0, mins = 0;
-	size_t i, n;
+	size_t i;
 
 	if (len < 2 || (s[0] != '+' && s[0] != '-'))
 		return 0;
@@ -516,7 +498,7 @@ static size_t scan_offset(const char *s, size_t len, bool short_hours, int *offs
 		hours /= 100;
 		i = 5;
 	} else {
-		n = scan_int(s + 1, len - 1, short_hours ? 1 : 2, 2, &hours);
+		size_t n = scan_int(s + 1, len - 1, short_hours ? 1 : 2, 2, &hours);
 		if (n == 0)
 			return 0;
 		i = 1 + n;
@@ -662,52 +644,53 @@ static bool zone_today(const struct zone *z, time_t now, struct ymd *today)
 	return true;
 }
 
-static bool tm_same_wall(const struct tm *a, const struct tm *b)
+/* Seconds east of UTC in force at t in the current TZ. */
+static bool offset_at(time_t t, long *offset)
 {
-	return a->tm_year == b->tm_year && a->tm_mon == b->tm_mon &&
-	       a->tm_mday == b->tm_mday && a->tm_hour == b->tm_hour &&
-	       a->tm_min == b->tm_min && a->tm_sec == b->tm_sec;
+	struct tm tm;
+
+	if (localtime_r(&t, &tm) == NULL)
+		return false;
+	*offset = tm.tm_gmtoff;
+	return true;
 }
 
-/* mktime reading the wall time as standard (0) or daylight (1) time, and
- * whether the answer shows that same wall time again. */
-static bool mktime_as(const struct tm *wall, int isdst, time_t *t)
+/* Whether reading the wall time with this offset gives an instant at which
+ * that offset is really in force. */
+static bool offset_fits(double wall, long offset)
 {
-	struct tm tm = *wall, back;
+	long actual;
 
-	tm.tm_isdst = isdst;
-	*t = mktime(&tm);
-	if (*t == (time_t)-1)
-		return false;
-	return localtime_r(t, &back) != NULL && tm_same_wall(&back, wall);
+	return offset_at((time_t)(wall - (double)offset), &actual) && actual == offset;
 }
 
 /*
- * The wall time in the current TZ.  Both DST readings are tried instead of
- * one mktime(tm_isdst = -1), whose answer in the ambiguous hour depends on
- * glibc's cached guess from earlier calls.  Fall-back hour (two instants show
- * this wall time): the earlier one.  Spring-forward gap (none does): the
- * wall time read with the offset in force before the change, i.e. moved
- * forward by the gap (02:30 -> 03:30).  Both match what glibc's mktime with
- * tm_isdst = -1 returns from a cold start, but never vary.
+ * The wall time in the current TZ.  Not mktime: with tm_isdst = -1 its
+ * answer in the repeated hour depends on glibc's cached guess from earlier
+ * calls, and with a forced tm_isdst it searches for months in zones without
+ * DST.  Instead, try the offsets in force a day before and a day after:
+ *   fall-back hour (both fit): the earlier instant;
+ *   spring-forward gap (neither fits): the offset from before the change,
+ *   which moves the time forward by the gap (02:30 -> 03:30).
+ * Both match what glibc's mktime with tm_isdst = -1 returns from a cold
+ * start, but never vary.
  */
 static bool local_to_epoch(const struct ymd *d, const struct when *w, double *out)
 {
-	struct tm wall = { .tm_year = d->year - 1900, .tm_mon = d->month - 1,
-			   .tm_mday = d->day, .tm_hour = w->hour, .tm_min = w->min,
-			   .tm_sec = w->sec };
-	time_t t_std = -1, t_dst = -1;
-	bool ok_std = mktime_as(&wall, 0, &t_std);
-	bool ok_dst = mktime_as(&wall, 1, &t_dst);
+	double wall = utc_seconds(d, w->hour, w->min, w->sec);
+	long before, after;
+	bool fits_before, fits_after;
 
-	if (ok_std && ok_dst)
-		*out = (double)(t_std < t_dst ? t_std : t_dst);
-	else if (ok_std || ok_dst)
-		*out = (double)(ok_std ? t_std : t_dst);
-	else if (t_std != (time_t)-1 && t_dst != (time_t)-1)
-		*out = (double)(t_std > t_dst ? t_std : t_dst);
-	else
+	if (!offset_at((time_t)(wall - 86400), &before) || !offset_at((time_t)(wall + 86400), &after))
 		return false;
+	fits_before = offset_fits(wall, before);
+	fits_after = offset_fits(wall, after);
+	if (fits_before && fits_after)
+		*out = wall - (double)(before > after ? before : after);
+	else if (fits_after)
+		*out = wall - (double)after;
+	else
+		*out = wall - (double)before;  /* fits, or the gap */
 	*out += w->frac;
 	return true;
 }
@@ -789,7 +772,7 @@ static size_t scan_meridiem(const char *s, size_t len, bool *pm)
 	static const char *const forms[] = { "am", "a.m.", "pm", "p.m." };
 
 	for (size_t k = 0; k < 4; k++) {
-		size_t n = ci_prefix(s, len, forms[k]);
+		size_t n = prefix_nocase(s, len, forms[k]);
 
 		if (n && !(n < len && is_alnum(s[n]))) {
 			*pm = k >= 2;

@@ -15,7 +15,7 @@ common_setup() {
 	export RLWRAP_CONFIG="$BATS_TEST_TMPDIR/config"
 	unset RLWRAP_ACCOUNT CLAUDE_CONFIG_DIR CODEX_HOME RLWRAP_TEST_NOW
 	export TZ=UTC
-	NOW=2026-11-30T12:00:00Z
+	export NOW=2026-11-30T12:00:00Z
 }
 
 # check_fixture FAMILY/CASE: classify fixtures/streams/FAMILY/CASE.jsonl and
