@@ -67,7 +67,7 @@ time_t cmd_now(void);
 
 /* The state-file subcommands (cmd/state.c helpers, one file per verb). */
 extern const struct cmd_entry cmd_status_entry, cmd_reset_entry, cmd_trip_entry, cmd_wait_entry,
-    cmd_record_entry;
+    cmd_record_entry, cmd_history_entry, cmd_recover_entry;
 struct config;
 struct store;
 struct breaker_key;
@@ -84,5 +84,12 @@ bool cmd_parse_key(const struct cmd_entry *entry, const struct config *cfg, cons
 void cmd_format_reset(double t, time_t now, char *buf, size_t size);
 /* "2026-11-30T17:00:00+01:00": the local time of t. */
 void cmd_format_local(double t, char *buf, size_t size);
+
+/* history and recover */
+struct run_row;
+/* --since: a duration back from now, or a time. */
+bool cmd_parse_since(const struct cmd_entry *entry, const char *s, time_t now, double *since);
+/* "#12 2026-11-30T11:00:00Z claude/opus usage-limit resets ... exit=1 /cwd: argv". */
+void cmd_format_run_line(const struct run_row *r, char *buf, size_t size);
 
 #endif

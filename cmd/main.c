@@ -19,6 +19,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_reset_entry,
 	&cmd_trip_entry,
 	&cmd_wait_entry,
+	&cmd_recover_entry,
+	&cmd_history_entry,
 	&cmd_help_entry,
 	NULL
 };

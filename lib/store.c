@@ -11,13 +11,7 @@
 #include <sqlite3.h>
 
 #include "store.h"
-
-struct store {
-	sqlite3 *db;
-	char path[PATH_MAX];
-	int version;
-	long keep_runs, keep_days;
-};
+#include "store_int.h"
 
 /* Schema steps: step i takes user_version i to i + 1.  Never edit a step
  * that has shipped; add one. */
@@ -55,11 +49,7 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
 
 static const char *const state_names[] = { "closed", "open", "half-open" };
 
-static bool
-set_error(struct store_error *err, enum store_status status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static bool
+bool
 set_error(struct store_error *err, enum store_status status, const char *fmt, ...)
 {
 	va_list ap;
@@ -71,8 +61,7 @@ set_error(struct store_error *err, enum store_status status, const char *fmt, ..
 	return false;
 }
 
-/* Maps an SQLite result code to a store_status and fills err; returns false. */
-static bool
+bool
 db_error(struct store_error *err, const char *path, sqlite3 *db, int rc, const char *doing)
 {
 	const char *why = db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
@@ -365,8 +354,7 @@ store_rollback(struct store *store)
 		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-/* Binds NULL for "" and NULL strings. */
-static void
+void
 bind_text(sqlite3_stmt *st, int index, const char *s)
 {
 	if (s == NULL || *s == '\0')
@@ -375,8 +363,7 @@ bind_text(sqlite3_stmt *st, int index, const char *s)
 		sqlite3_bind_text(st, index, s, -1, SQLITE_TRANSIENT);
 }
 
-/* Binds NULL for the value that means "unknown". */
-static void
+void
 bind_double(sqlite3_stmt *st, int index, double v, double null_value)
 {
 	if (v == null_value)
@@ -385,7 +372,7 @@ bind_double(sqlite3_stmt *st, int index, double v, double null_value)
 		sqlite3_bind_double(st, index, v);
 }
 
-static void
+void
 bind_int(sqlite3_stmt *st, int index, long long v, long long null_value)
 {
 	if (v == null_value)
@@ -394,7 +381,7 @@ bind_int(sqlite3_stmt *st, int index, long long v, long long null_value)
 		sqlite3_bind_int64(st, index, v);
 }
 
-static void
+void
 column_text(sqlite3_stmt *st, int index, char *buf, size_t size)
 {
 	const unsigned char *s = sqlite3_column_text(st, index);
