@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -39,6 +40,7 @@ main(int argc, char **argv)
 	const struct cmd_entry *entry;
 
 	setprogname("rlwrap");
+	setproctitle_init(argc, argv, environ);
 	if (argc < 2) {
 		fprintf(stderr, "usage: rlwrap [options] [--] command [arg ...]\n"
 		    "       rlwrap help\n");
