@@ -4,7 +4,6 @@
  * exits 0 after SIG (default TERM).  Dies of SIGALRM after 10 seconds, so a
  * test can never hang on it.
  */
-#define _GNU_SOURCE
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>

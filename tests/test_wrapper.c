@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,18 +17,26 @@
 #include "detect.h"
 #include "linemerge.h"
 
-static const char *
-family_of(const char *line)
+/* A NULL-terminated argv of line's words, valid until the next call. */
+static char **
+words(const char *line)
 {
-	static char out[32];
-	char copy[512], *argv[32];
+	static char copy[512], *argv[32];
 	int n = 0;
 
 	strlcpy(copy, line, sizeof(copy));
 	for (char *tok = strtok(copy, " "); tok != NULL && n < 31; tok = strtok(NULL, " "))
 		argv[n++] = tok;
 	argv[n] = NULL;
-	detect_family(argv, NULL, 0, out, sizeof(out));
+	return argv;
+}
+
+static const char *
+family_of(const char *line)
+{
+	static char out[32];
+
+	detect_family(words(line), NULL, 0, out, sizeof(out));
 	return out;
 }
 
@@ -71,54 +80,44 @@ family_from_map(void **state)
 	static const struct command_family map[] = {
 		{ "my-agent", "codex" }, { "/opt/x/run-claude", "claude" },
 	};
-	char *a1[] = { "/usr/bin/my-agent", "--x", NULL };
-	char *a2[] = { "env", "A=1", "/opt/x/run-claude", NULL };
-	char *a3[] = { "claude", NULL };
 	char out[32];
 
-	detect_family(a1, map, 2, out, sizeof(out));
+	detect_family(words("/usr/bin/my-agent --x"), map, 2, out, sizeof(out));
 	assert_string_equal(out, "codex");
-	detect_family(a2, map, 2, out, sizeof(out));
+	detect_family(words("env A=1 /opt/x/run-claude"), map, 2, out, sizeof(out));
 	assert_string_equal(out, "claude");
-	detect_family(a3, map, 2, out, sizeof(out));
+	detect_family(words("claude"), map, 2, out, sizeof(out));
 	assert_string_equal(out, "claude");
 }
 
 static void
 command_name_and_index(void **state)
 {
-	char *argv[] = { "env", "A=1", "nice", "-n", "3", "/usr/bin/claude", "-p", "x", NULL };
-	char *only[] = { "env", "A=1", NULL };
-
-	assert_int_equal(detect_command_index(argv), 5);
-	assert_string_equal(detect_command_name(argv), "claude");
-	assert_int_equal(detect_command_index(only), 2);
-	assert_string_equal(detect_command_name(only), "env");
+	assert_int_equal(detect_command_index(words("env A=1 nice -n 3 /usr/bin/claude -p x")), 5);
+	assert_string_equal(detect_command_name(words("env A=1 nice -n 3 /usr/bin/claude -p x")),
+	    "claude");
+	assert_int_equal(detect_command_index(words("env A=1")), 2);
+	assert_string_equal(detect_command_name(words("env A=1")), "env");
 }
 
 static void
 model_from_arguments(void **state)
 {
-	char *a1[] = { "claude", "-p", "hi", "--model", "opus", NULL };
-	char *a2[] = { "codex", "exec", "-m", "gpt-5-codex", NULL };
-	char *a3[] = { "gemini", "--model=gemini-2.5-pro", NULL };
-	char *a4[] = { "mytool", "-m", "msg", NULL };
-	char *a5[] = { "claude", "--", "--model", "x", NULL };
-	char *a6[] = { "codex", "-mo3", NULL };
+	const struct { const char *line, *family, *want; } cases[] = {
+		{ "claude -p hi --model opus", "claude", "opus" },
+		{ "codex exec -m gpt-5-codex", "codex", "gpt-5-codex" },
+		{ "gemini --model=gemini-2.5-pro", "gemini", "gemini-2.5-pro" },
+		{ "mytool -m msg", "generic", "" },
+		{ "claude -- --model x", "claude", "" },
+		{ "codex -mo3", "codex", "o3" },
+		{ "env A=1 claude --model sonnet", "claude", "sonnet" },
+	};
 	char out[64];
 
-	detect_model(a1, "claude", out, sizeof(out));
-	assert_string_equal(out, "opus");
-	detect_model(a2, "codex", out, sizeof(out));
-	assert_string_equal(out, "gpt-5-codex");
-	detect_model(a3, "gemini", out, sizeof(out));
-	assert_string_equal(out, "gemini-2.5-pro");
-	detect_model(a4, "generic", out, sizeof(out));
-	assert_string_equal(out, "");
-	detect_model(a5, "claude", out, sizeof(out));
-	assert_string_equal(out, "");
-	detect_model(a6, "codex", out, sizeof(out));
-	assert_string_equal(out, "o3");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		detect_model(words(cases[i].line), cases[i].family, out, sizeof(out));
+		assert_string_equal(out, cases[i].want);
+	}
 }
 
 static void
