@@ -25,8 +25,10 @@ dispatch(const struct cmd_entry *entry, int argc, char **argv)
 	struct args args;
 	int rc;
 
-	if (!args_parse(entry, argc, argv, &args))
+	if (!args_parse(entry, argc, argv, &args)) {
+		args_free(&args);
 		return EXIT_USAGE;
+	}
 	rc = entry->exec(&args);
 	args_free(&args);
 	return rc;

@@ -14,8 +14,10 @@ setup() {
 }
 
 # in_pty SHELL-COMMAND: runs it on a new terminal; output without CRs.
+# script(1) writes an end-of-file character to the terminal when its own
+# input ends; echoed by the terminal as "^@" or "^D", that is dropped too.
 in_pty() {
-	timeout 20 script -qec "$1" /dev/null < /dev/null | tr -d '\r'
+	timeout 20 script -qec "$1" /dev/null < /dev/null | tr -d '\r\000' | sed 's/\^[@D]//g'
 }
 
 @test "on a terminal the child gets a terminal too" {
