@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
@@ -31,8 +32,10 @@ dispatch(const struct cmd_entry *entry, int argc, char **argv)
 	struct args args;
 	int rc;
 
-	if (!args_parse(entry, argc, argv, &args))
+	if (!args_parse(entry, argc, argv, &args)) {
+		args_free(&args);
 		return EXIT_USAGE;
+	}
 	rc = entry->exec(&args);
 	args_free(&args);
 	return rc;
@@ -46,6 +49,7 @@ main(int argc, char **argv)
 	const struct cmd_entry *entry;
 
 	setprogname("rlwrap");
+	setproctitle_init(argc, argv, environ);
 	if (argc < 2) {
 		fprintf(stderr, "usage: rlwrap [options] [--] command [arg ...]\n"
 		    "       rlwrap help\n");

@@ -1,21 +1,582 @@
-/* rlwrap [options] [--] command [arg ...]: the wrapper (placeholder). */
+/*
+ * rlwrap [run] [options] [--] command [arg ...]: the wrapper.
+ *
+ * Invisible when nothing goes wrong: the child's bytes pass through as they
+ * arrive, its exit status (or fatal signal) becomes ours, signals reach it.
+ * On the side, the same bytes feed the streaming classifier, whose verdict
+ * goes to --signal-file and, when it trips a breaker, one line on stderr.
+ */
 #include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "ansi.h"
+#include "child.h"
+#include "classify.h"
 #include "cmd.h"
+#include "detect.h"
+#include "linemerge.h"
+#include "tty.h"
+
+enum {
+	OPT_RAW_STREAM = OPT_LONG_BASE, OPT_SIGNAL_FILE, OPT_FORCE, OPT_PTY, OPT_NO_PTY
+};
+
+static const struct option run_longopts[] = {
+	{ "family", required_argument, NULL, 'f' },
+	{ "model", required_argument, NULL, 'm' },
+	{ "account", required_argument, NULL, 'a' },
+	{ "wait", optional_argument, NULL, 'w' },
+	{ "retry", optional_argument, NULL, 'r' },
+	{ "raw-stream", required_argument, NULL, OPT_RAW_STREAM },
+	{ "signal-file", required_argument, NULL, OPT_SIGNAL_FILE },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "pty", no_argument, NULL, OPT_PTY },
+	{ "no-pty", no_argument, NULL, OPT_NO_PTY },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define WAIT_MAX_DEFAULT (6 * 3600.0)
+#define RETRY_DEFAULT 3
+
+enum pty_choice { PTY_AUTO, PTY_ON, PTY_OFF };
+
+/* The wrapper's options, resolved (all strings owned: argv may be rewritten
+ * by setproctitle once the child runs). */
+struct run_opts {
+	char *family, *model, *account;   /* overrides; NULL when not given */
+	bool wait;
+	double wait_max;                  /* seconds */
+	bool retry;
+	long long retry_max;
+	char *raw_stream, *signal_file;
+	bool force, quiet;
+	enum pty_choice pty;
+	char **argv;                      /* the command, NULL-terminated copy */
+	int argc;
+};
+
+/* Who runs: family, model and account (DESIGN.md section 5). */
+struct run_identity {
+	char family[32];
+	bool family_given;                /* --family, the map or a known name */
+	char model[SIGNAL_FIELD_MAX];
+	char account[SIGNAL_FIELD_MAX];
+	const char *command;              /* basename after launchers, in opts.argv */
+};
+
+/* How the run went. */
+struct run_result {
+	struct timespec started, ended;
+	int status;                       /* wait status */
+	int exit_code;                    /* ours: the child's, 126/127, or 128+n */
+	int term_signal;                  /* 0 unless killed by a signal */
+	struct fail_signal sig;
+	time_t now;
+};
+
+/* The tap's state: merged output to --raw-stream and the classifier. */
+struct run_tap {
+	struct classifier *cls;
+	struct line_merge merge;
+	int raw_fd;                       /* -1 when not writing */
+	const char *raw_path;
+	bool strip_screen;                /* pty mode: scan screen text */
+	bool live_clock;                  /* resolve resets against the time they are seen */
+	struct ansi_strip strip;
+	char scratch[16 * 1024];
+};
+
+static struct term_mode run_term;
+
+static void
+restore_terminal(void)
+{
+	term_restore(&run_term);
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	char *d;
+
+	if (s == NULL)
+		return NULL;
+	if ((d = strdup(s)) == NULL)
+		err(EXIT_INTERNAL, "strdup");
+	return d;
+}
+
+static void
+copy_command(struct run_opts *o, char **operands, int count)
+{
+	o->argc = count;
+	o->argv = reallocarray(NULL, (size_t)count + 1, sizeof(*o->argv));
+	if (o->argv == NULL)
+		err(EXIT_INTERNAL, "reallocarray");
+	for (int i = 0; i < count; i++)
+		o->argv[i] = dup_or_null(operands[i]);
+	o->argv[count] = NULL;
+}
+
+static void
+run_opts_free(struct run_opts *o)
+{
+	for (int i = 0; i < o->argc; i++)
+		free(o->argv[i]);
+	free(o->argv);
+	free(o->family);
+	free(o->model);
+	free(o->account);
+	free(o->raw_stream);
+	free(o->signal_file);
+}
+
+static bool
+parse_wait_retry(const struct args *args, struct run_opts *o)
+{
+	const struct cmd_entry *self = &cmd_run_entry;
+	const char *v;
+
+	o->wait_max = WAIT_MAX_DEFAULT;
+	o->retry_max = RETRY_DEFAULT;
+	if ((o->wait = args_has(args, 'w')) && *(v = args_get(args, 'w')) != '\0' &&
+	    !opt_duration(self, "--wait", v, &o->wait_max))
+		return false;
+	if ((o->retry = args_has(args, 'r')) && *(v = args_get(args, 'r')) != '\0' &&
+	    !opt_int(self, "--retry", v, 0, 100, &o->retry_max))
+		return false;
+	return true;
+}
+
+/* Fills o from the parsed options; false after a usage error. */
+static bool
+parse_run_opts(const struct args *args, struct run_opts *o)
+{
+	const struct cmd_entry *self = &cmd_run_entry;
+	const char *family = args_get(args, 'f');
+
+	memset(o, 0, sizeof(*o));
+	if (family != NULL && !family_known(family)) {
+		usage_error(self, "--family %s: not a family (%s)", family, family_list());
+		return false;
+	}
+	if (args_has(args, OPT_PTY) && args_has(args, OPT_NO_PTY)) {
+		usage_error(self, "--pty and --no-pty exclude each other");
+		return false;
+	}
+	if (!parse_wait_retry(args, o))
+		return false;
+	o->family = dup_or_null(family);
+	o->model = dup_or_null(args_get(args, 'm'));
+	o->account = dup_or_null(args_get(args, 'a'));
+	o->raw_stream = dup_or_null(args_get(args, OPT_RAW_STREAM));
+	o->signal_file = dup_or_null(args_get(args, OPT_SIGNAL_FILE));
+	o->force = args_has(args, OPT_FORCE);
+	o->quiet = args_has(args, 'q');
+	o->pty = args_has(args, OPT_PTY) ? PTY_ON : args_has(args, OPT_NO_PTY) ? PTY_OFF : PTY_AUTO;
+	copy_command(o, args->operands, args->count);
+	return true;
+}
+
+/*
+ * The config's command map (command -> family).  The config work plugs the
+ * parsed map in here; until then there is none.
+ */
+static const struct command_family *
+config_command_map(size_t *len)
+{
+	*len = 0;
+	return NULL;
+}
+
+static void
+identify(const struct run_opts *o, struct run_identity *id)
+{
+	const struct command_family *map;
+	size_t map_len;
+
+	memset(id, 0, sizeof(*id));
+	id->command = detect_command_name(o->argv);
+	if (o->family != NULL) {
+		strlcpy(id->family, o->family, sizeof(id->family));
+	} else {
+		map = config_command_map(&map_len);
+		detect_family(o->argv, map, map_len, id->family, sizeof(id->family));
+	}
+	id->family_given = strcmp(id->family, "generic") != 0 || o->family != NULL;
+	if (o->model != NULL)
+		strlcpy(id->model, o->model, sizeof(id->model));
+	else
+		detect_model(o->argv, id->family, id->model, sizeof(id->model));
+	if (o->account != NULL)
+		strlcpy(id->account, o->account, sizeof(id->account));
+	else
+		detect_account(id->family, id->account, sizeof(id->account));
+}
+
+/*
+ * The breaker gate, before anything is spawned: returns -1 to go ahead, or
+ * the exit status to end with (EXIT_REFUSED), after waiting out an open
+ * breaker within --wait when asked and unless --force.  The breaker work
+ * (lib/store, lib/breaker) plugs in here; until then every spawn goes ahead.
+ */
+static int
+gate_before_spawn(const struct run_opts *o, const struct run_identity *id)
+{
+	return -1;
+}
+
+/*
+ * After the child ended: the breaker work records the run in the history
+ * and trips or closes breakers here (--retry decides around this call
+ * whether to go again).  Until then nothing is recorded.
+ */
+static void
+record_after_run(const struct run_opts *o, const struct run_identity *id,
+    const struct run_result *r)
+{
+}
+
+/* ---- the tap: raw stream and classifier ---- */
+
+static void
+raw_write(struct run_tap *t, const char *buf, size_t len)
+{
+	while (t->raw_fd >= 0 && len > 0) {
+		ssize_t n = write(t->raw_fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			warn("--raw-stream %s", t->raw_path);
+			close(t->raw_fd);
+			t->raw_fd = -1;
+			return;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+static void
+classify_screen(struct run_tap *t, const char *buf, size_t len)
+{
+	while (len > 0) {
+		size_t chunk = len < sizeof(t->scratch) ? len : sizeof(t->scratch);
+		size_t n = ansi_strip(&t->strip, buf, chunk, t->scratch);
+
+		classifier_feed(t->cls, t->scratch, n);
+		buf += chunk;
+		len -= chunk;
+	}
+}
+
+static void
+merged_output(const char *buf, size_t len, void *arg)
+{
+	struct run_tap *t = arg;
+
+	raw_write(t, buf, len);
+	if (t->live_clock)
+		classifier_set_now(t->cls, time(NULL));
+	if (t->strip_screen)
+		classify_screen(t, buf, len);
+	else
+		classifier_feed(t->cls, buf, len);
+}
+
+static void
+tap_output(enum child_stream stream, const char *buf, size_t len, void *arg)
+{
+	struct run_tap *t = arg;
+
+	line_merge_feed(&t->merge, (int)stream, buf, len);
+}
+
+/* Opens FILE for writing, before the child runs (a failure is ours: 125). */
+static int
+open_output(const char *option, const char *path)
+{
+	int fd;
+
+	if (path == NULL)
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		err(EXIT_INTERNAL, "%s %s", option, path);
+	return fd;
+}
+
+static void
+tap_init(struct run_tap *t, const struct run_opts *o, const struct run_identity *id, time_t now)
+{
+	memset(t, 0, sizeof(*t));
+	t->cls = classifier_new(id->family_given ? id->family : NULL, now);
+	if (t->cls == NULL)
+		err(EXIT_INTERNAL, "classifier");
+	line_merge_init(&t->merge, merged_output, t);
+	ansi_strip_init(&t->strip);
+	t->live_clock = getenv("RLWRAP_TEST_NOW") == NULL || *getenv("RLWRAP_TEST_NOW") == '\0';
+	t->raw_path = o->raw_stream;
+	t->raw_fd = open_output("--raw-stream", o->raw_stream);
+}
+
+static void
+tap_free(struct run_tap *t)
+{
+	line_merge_free(&t->merge);
+	classifier_free(t->cls);
+	if (t->raw_fd >= 0)
+		close(t->raw_fd);
+}
+
+/* ---- the verdict ---- */
+
+static void
+format_iso_ms(const struct timespec *t, char *buf, size_t size)
+{
+	struct tm tm;
+	time_t secs = t->tv_sec;
+	char base[32];
+
+	gmtime_r(&secs, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, size, "%s.%03ldZ", base, t->tv_nsec / 1000000L);
+}
+
+static long long
+elapsed_ms(const struct timespec *a, const struct timespec *b)
+{
+	return (long long)(b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000L;
+}
+
+static json_t *
+signal_file_json(const struct run_opts *o, const struct run_identity *id, const struct run_result *r)
+{
+	json_t *obj = signal_to_json(&r->sig, r->now), *argv = json_array();
+	char when[48];
+
+	for (int i = 0; i < o->argc; i++)
+		json_array_append_new(argv, json_string(o->argv[i]));
+	json_object_set_new(obj, "account", json_string(id->account));
+	json_object_set_new(obj, "argv", argv);
+	format_iso_ms(&r->started, when, sizeof(when));
+	json_object_set_new(obj, "started_at", json_string(when));
+	format_iso_ms(&r->ended, when, sizeof(when));
+	json_object_set_new(obj, "ended_at", json_string(when));
+	json_object_set_new(obj, "duration_ms", json_integer(elapsed_ms(&r->started, &r->ended)));
+	json_object_set_new(obj, "exit_code",
+	    r->term_signal != 0 ? json_null() : json_integer(r->exit_code));
+	json_object_set_new(obj, "term_signal",
+	    r->term_signal != 0 ? json_integer(r->term_signal) : json_null());
+	return obj;
+}
+
+static void
+write_signal_file(int fd, const struct run_opts *o, const struct run_identity *id,
+    const struct run_result *r)
+{
+	json_t *obj;
+	FILE *f;
+
+	if (fd < 0)
+		return;
+	obj = signal_file_json(o, id, r);
+	if ((f = fdopen(fd, "w")) == NULL) {
+		warn("--signal-file %s", o->signal_file);
+		close(fd);
+	} else {
+		if (json_dumpf(obj, f, JSON_COMPACT | JSON_PRESERVE_ORDER) < 0 || fputc('\n', f) == EOF ||
+		    fclose(f) == EOF)
+			warn("--signal-file %s", o->signal_file);
+	}
+	json_decref(obj);
+}
+
+/* Fills in what the stream did not say from what the command line did. */
+static void
+finish_verdict(struct run_tap *t, const struct run_opts *o, const struct run_identity *id,
+    struct run_result *r)
+{
+	line_merge_finish(&t->merge);
+	classifier_finish(t->cls, r->exit_code, &r->sig);
+	if (o->model != NULL || (r->sig.model[0] == '\0' && id->model[0] != '\0'))
+		strlcpy(r->sig.model, id->model, sizeof(r->sig.model));
+	if (id->family_given)
+		strlcpy(r->sig.family, id->family, sizeof(r->sig.family));
+}
+
+/* "rlwrap: claude: usage-limit, resets 2026-11-30T18:30:00Z (in 4h30m, provider)" */
+static void
+note_trip(const struct run_opts *o, const struct run_result *r)
+{
+	const struct fail_signal *s = &r->sig;
+	char when[40], left[32];
+
+	if (o->quiet || !reason_trips_by_default(s->reason))
+		return;
+	if (s->resets_at <= 0) {
+		warnx("%s: %s (no reset time stated)", s->family, reason_name(s->reason));
+		return;
+	}
+	format_utc_iso(s->resets_at, when, sizeof(when));
+	format_duration_short(s->resets_at - (double)r->now, left, sizeof(left));
+	warnx("%s: %s, resets %s (in %s, %s)", s->family, reason_name(s->reason), when, left,
+	    reset_source_name(s->reset_source));
+}
+
+/* The way the child ended becomes ours: returns its exit code, or raises
+ * its fatal signal on rlwrap (core dumps off), falling back to 128+n. */
+static int
+end_like_child(const struct run_result *r)
+{
+	struct rlimit no_core = { 0, 0 };
+	sigset_t sig;
+
+	restore_terminal();
+	if (r->term_signal == 0)
+		return r->exit_code;
+	fflush(NULL);
+	signal(r->term_signal, SIG_DFL);
+	setrlimit(RLIMIT_CORE, &no_core);
+	sigemptyset(&sig);
+	sigaddset(&sig, r->term_signal);
+	sigprocmask(SIG_UNBLOCK, &sig, NULL);
+	raise(r->term_signal);
+	return 128 + r->term_signal;
+}
+
+/* ---- running ---- */
+
+static bool
+want_pty(const struct run_opts *o)
+{
+	if (o->pty != PTY_AUTO)
+		return o->pty == PTY_ON;
+	return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+}
+
+/* A closed 0, 1 or 2 would be taken by our pipes: park /dev/null there. */
+static void
+ensure_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) < 0)
+			err(EXIT_INTERNAL, "/dev/null");
+}
+
+static void
+exec_failed(const struct run_opts *o, const struct child *c, struct run_result *r)
+{
+	if (c->error == ENOENT)
+		warnx("%s: command not found", o->argv[0]);
+	else
+		warnx("%s: %s", o->argv[0], strerror(c->error));
+	r->exit_code = exec_error_exit_code(c->error);
+}
+
+/* Spawns, relays and reaps; fills r with how the child ended. */
+static void
+run_child(const struct run_opts *o, const struct run_identity *id, struct child_spec *spec,
+    struct run_result *r)
+{
+	struct child c;
+
+	switch (child_spawn(&c, spec)) {
+	case SPAWN_FAILED:
+		errno = c.error;
+		err(EXIT_INTERNAL, "cannot run %s", o->argv[0]);
+	case SPAWN_EXEC_FAILED:
+		exec_failed(o, &c, r);
+		return;
+	case SPAWN_OK:
+		break;
+	}
+	setproctitle("%s (pid %d)", id->command, (int)c.pid);
+	if (spec->use_pty && isatty(STDIN_FILENO) && term_enter_raw(&run_term, STDIN_FILENO) == 0)
+		spec->term = &run_term;
+	if (child_pump(&c, spec) < 0) {
+		kill(c.pid, SIGKILL);
+		err(EXIT_INTERNAL, "relaying %s", o->argv[0]);
+	}
+	r->status = c.status;
+	r->exit_code = wait_status_exit_code(c.status);
+	r->term_signal = wait_status_signal(c.status);
+}
+
+static void
+spec_init(struct child_spec *spec, const struct run_opts *o, struct run_tap *tap)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->argv = o->argv;
+	spec->use_pty = want_pty(o);
+	spec->stderr_on_pty = isatty(STDERR_FILENO);
+	spec->drain_ms = CHILD_DRAIN_MS;
+	spec->tap = tap_output;
+	spec->tap_arg = tap;
+	tap->strip_screen = spec->use_pty;
+}
 
 static int
 run_exec(struct args *args)
 {
-	warnx("the wrapper is not built yet");
-	return EXIT_INTERNAL;
+	struct run_opts o;
+	struct run_identity id;
+	struct run_tap tap;
+	struct run_result r;
+	struct child_spec spec;
+	int rc, signal_fd;
+
+	if (!parse_run_opts(args, &o))
+		return EXIT_USAGE;
+	identify(&o, &id);
+	if ((rc = gate_before_spawn(&o, &id)) >= 0) {
+		run_opts_free(&o);
+		return rc;
+	}
+	ensure_std_fds();
+	memset(&r, 0, sizeof(r));
+	r.now = cmd_now();
+	tap_init(&tap, &o, &id, r.now);
+	signal_fd = open_output("--signal-file", o.signal_file);
+	spec_init(&spec, &o, &tap);
+	term_mode_init(&run_term);
+	atexit(restore_terminal);
+	if (child_signals_catch() < 0)
+		err(EXIT_INTERNAL, "signals");
+	clock_gettime(CLOCK_REALTIME, &r.started);
+	run_child(&o, &id, &spec, &r);
+	clock_gettime(CLOCK_REALTIME, &r.ended);
+	child_signals_release();
+	restore_terminal();
+	r.now = cmd_now();
+	finish_verdict(&tap, &o, &id, &r);
+	write_signal_file(signal_fd, &o, &id, &r);
+	record_after_run(&o, &id, &r);
+	note_trip(&o, &r);
+	tap_free(&tap);
+	run_opts_free(&o);
+	return end_like_child(&r);
 }
 
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
-	.optstring = "",
+	.optstring = "f:m:a:w::r::q",
+	.longopts = run_longopts,
 	.lower = 1,
 	.upper = -1,
-	.usage = "[run] [options] [--] command [arg ...]",
+	.usage = "[run] [-q] [-f family] [-m model] [-a account] [-w[max]] [-r[n]] [--force]\n"
+	    "       [--raw-stream file] [--signal-file file] [--pty | --no-pty] [--] command [arg ...]",
 	.summary = "run a command under the breakers and classify how it ended",
 	.exec = run_exec,
 };
