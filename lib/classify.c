@@ -487,7 +487,7 @@ static bool
 type_in(const char *v, size_t n, const char *const *list, size_t count)
 {
 	for (size_t i = 0; i < count; i++)
-		if (strlen(list[i]) == n && memcmp(list[i], v, n) == 0)
+		if (list[i][0] == v[0] && strncmp(list[i], v, n) == 0 && list[i][n] == '\0')
 			return true;
 	return false;
 }
@@ -522,7 +522,7 @@ has_injected_record(const char *s, size_t len)
 {
 	const char *p = s + 1, *end = s + len, *b;
 
-	/* memchr runs far faster than memmem, and braces are rare in prose. */
+	/* Braces are rare in prose: find them with memchr, not memmem. */
 	while (p + 8 <= end && (p = memchr(p, '{', (size_t)(end - p - 7))) != NULL) {
 		if (memcmp(p + 1, "\"type\":", 7) == 0) {
 			for (b = p - 1; b > s && (*b == ' ' || *b == '\t'); b--)
@@ -535,13 +535,28 @@ has_injected_record(const char *s, size_t len)
 	return false;
 }
 
+/* Does s hold needle, which starts with a byte that is rare in prose?
+ * memchr on that byte runs far faster than memmem. */
+static bool
+has_rare(const char *s, size_t len, const char *needle, size_t n)
+{
+	const char *p = s, *end = s + len;
+
+	while (p + n <= end && (p = memchr(p, needle[0], (size_t)(end - p) - n + 1)) != NULL) {
+		if (memcmp(p, needle, n) == 0)
+			return true;
+		p++;
+	}
+	return false;
+}
+
 /* Synthetic errors are assistant records with a top-level error. */
 static bool
 assistant_matters(const struct classifier *c, const char *s, size_t len)
 {
 	size_t tail = len < 512 ? len : 512;
 
-	return !c->saw_output || memmem(s, len, "<synthetic>", 11) != NULL ||
+	return !c->saw_output || has_rare(s, len, "<synthetic>", 11) ||
 	    memmem(s + len - tail, tail, "\"error\":", 8) != NULL;
 }
 
