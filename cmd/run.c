@@ -23,6 +23,7 @@
 #include "cmd.h"
 #include "detect.h"
 #include "linemerge.h"
+#include "tapqueue.h"
 #include "tty.h"
 
 enum {
@@ -87,6 +88,8 @@ struct run_result {
 struct run_tap {
 	struct classifier *cls;
 	struct line_merge merge;
+	bool async;                       /* classify on a worker thread (tapqueue.h) */
+	struct tap_queue *queue;          /* started at the first chunk, after the fork */
 	int raw_fd;                       /* -1 when not writing */
 	const char *raw_path;
 	bool strip_screen;                /* pty mode: scan screen text */
@@ -295,11 +298,25 @@ merged_output(const char *buf, size_t len, void *arg)
 }
 
 static void
+consume_chunk(int stream, const char *buf, size_t len, void *arg)
+{
+	struct run_tap *t = arg;
+
+	line_merge_feed(&t->merge, stream, buf, len);
+}
+
+/* The relay's side: classify on the worker, or here when there is none. */
+static void
 tap_output(enum child_stream stream, const char *buf, size_t len, void *arg)
 {
 	struct run_tap *t = arg;
 
-	line_merge_feed(&t->merge, (int)stream, buf, len);
+	if (t->async && t->queue == NULL && (t->queue = tap_queue_new(consume_chunk, t)) == NULL)
+		t->async = false;
+	if (t->queue != NULL)
+		tap_queue_push(t->queue, (int)stream, buf, len);
+	else
+		consume_chunk((int)stream, buf, len, t);
 }
 
 /* Opens FILE for writing, before the child runs (a failure is ours: 125). */
@@ -325,6 +342,7 @@ tap_init(struct run_tap *t, const struct run_opts *o, const struct run_identity 
 		err(EXIT_INTERNAL, "classifier");
 	line_merge_init(&t->merge, merged_output, t);
 	ansi_strip_init(&t->strip);
+	t->async = true;
 	t->live_clock = getenv("RLWRAP_TEST_NOW") == NULL || *getenv("RLWRAP_TEST_NOW") == '\0';
 	t->raw_path = o->raw_stream;
 	t->raw_fd = open_output("--raw-stream", o->raw_stream);
@@ -333,6 +351,7 @@ tap_init(struct run_tap *t, const struct run_opts *o, const struct run_identity 
 static void
 tap_free(struct run_tap *t)
 {
+	tap_queue_free(t->queue);
 	line_merge_free(&t->merge);
 	classifier_free(t->cls);
 	if (t->raw_fd >= 0)
@@ -407,6 +426,8 @@ static void
 finish_verdict(struct run_tap *t, const struct run_opts *o, const struct run_identity *id,
     struct run_result *r)
 {
+	tap_queue_free(t->queue);
+	t->queue = NULL;
 	line_merge_finish(&t->merge);
 	classifier_finish(t->cls, r->exit_code, &r->sig);
 	if (o->model != NULL || (r->sig.model[0] == '\0' && id->model[0] != '\0'))

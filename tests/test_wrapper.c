@@ -16,6 +16,7 @@
 #include "child.h"
 #include "detect.h"
 #include "linemerge.h"
+#include "tapqueue.h"
 
 /* A NULL-terminated argv of line's words, valid until the next call. */
 static char **
@@ -263,6 +264,57 @@ exit_status_encoding(void **state)
 	assert_int_equal(exec_error_exit_code(ENOEXEC), 126);
 }
 
+struct collected {
+	char *buf;
+	size_t len, calls;
+	int last_stream;
+	bool streams_in_order;
+};
+
+static void
+collect(int stream, const char *buf, size_t len, void *arg)
+{
+	struct collected *c = arg;
+
+	c->buf = realloc(c->buf, c->len + len);
+	assert_non_null(c->buf);
+	memcpy(c->buf + c->len, buf, len);
+	c->len += len;
+	c->calls++;
+	if (stream < c->last_stream)
+		c->streams_in_order = false;
+	c->last_stream = stream;
+}
+
+/* Every byte reaches the worker, in order, whatever the chunk sizes. */
+static void
+queue_delivers_in_order(void **state)
+{
+	struct collected c = { .streams_in_order = true };
+	struct tap_queue *q = tap_queue_new(collect, &c);
+	size_t total = 3 * TAP_QUEUE_SLOTS * TAP_QUEUE_SLOT_SIZE + 12345, off = 0, step = 1;
+	char *data = malloc(total);
+
+	assert_non_null(q);
+	assert_non_null(data);
+	for (size_t i = 0; i < total; i++)
+		data[i] = (char)(i * 7 + i / 251);
+	while (off < total) {
+		size_t n = step < total - off ? step : total - off;
+
+		tap_queue_push(q, off < total / 2 ? 0 : 1, data + off, n);
+		off += n;
+		step = step * 3 + 1;   /* from single bytes to several slots at once */
+	}
+	tap_queue_sync(q);
+	assert_int_equal(c.len, total);
+	tap_queue_free(q);
+	assert_memory_equal(c.buf, data, total);
+	assert_true(c.streams_in_order);
+	free(c.buf);
+	free(data);
+}
+
 int
 main(void)
 {
@@ -277,6 +329,7 @@ main(void)
 		cmocka_unit_test(merge_keeps_lines_whole),
 		cmocka_unit_test(merge_is_lossless),
 		cmocka_unit_test(exit_status_encoding),
+		cmocka_unit_test(queue_delivers_in_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
