@@ -147,7 +147,7 @@ refuse(const struct run_opts *o, const struct run_identity *id, const struct gat
     double now, double wait_max)
 {
 	const struct breaker *blk = &d->blocking;
-	char reset[160], budget[32] = "", holder[320] = "";
+	char reset[160], budget[64] = "", holder[320] = "";
 
 	cmd_format_reset(d->blocked_until, (time_t)now, reset, sizeof(reset));
 	if (wait_max >= 0) {
@@ -180,9 +180,10 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 	}
 	/* A file we may only read still refuses spawns its breakers block. */
 	if (error.status == STORE_ERR_READONLY) {
+		struct store_error ro_error;
+
 		opts.read_only = true;
-		b->read_only = store_open(&opts, &b->store, &error);
-		error.status = STORE_ERR_READONLY;
+		b->read_only = store_open(&opts, &b->store, &ro_error);
 	}
 	warnx("state file: %s; running without %s", error.message,
 	    b->store != NULL ? "recording" : "it");
