@@ -164,6 +164,16 @@ refuse(const struct run_opts *o, const struct run_identity *id, const struct gat
 	return EXIT_REFUSED;
 }
 
+/* on_store_error = closed: no spawn without the state file's say. */
+static int
+refuse_store(const struct run_opts *o, const struct run_identity *id, const struct store_error *error,
+    double now)
+{
+	warnx("refused: state file: %s (on_store_error = closed)", error->message);
+	write_refusal(o, id, NULL, 0, (time_t)now, error->message);
+	return EXIT_REFUSED;
+}
+
 int
 run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id)
 {
@@ -173,11 +183,8 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 	if (store_options_resolve(&opts, b->cfg.store_path, b->cfg.keep_runs, b->cfg.keep_days, &error) &&
 	    store_open(&opts, &b->store, &error))
 		return -1;
-	if (b->cfg.on_store_error == STORE_ERROR_CLOSED && !o->force) {
-		warnx("refused: state file: %s (on_store_error = closed)", error.message);
-		write_refusal(o, id, NULL, 0, (time_t)run_clock(b), error.message);
-		return EXIT_REFUSED;
-	}
+	if (b->cfg.on_store_error == STORE_ERROR_CLOSED && !o->force)
+		return refuse_store(o, id, &error, run_clock(b));
 	/* A file we may only read still refuses spawns its breakers block. */
 	if (error.status == STORE_ERR_READONLY) {
 		struct store_error ro_error;
@@ -407,6 +414,8 @@ gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct 
 	if (b->store == NULL)
 		return -1;
 	if (!breaker_gate(b->store, &b->cfg, &req, now, &d, &error)) {
+		if (b->cfg.on_store_error == STORE_ERROR_CLOSED)
+			return refuse_store(o, id, &error, now);
 		store_trouble(b, &error);
 		return -1;
 	}

@@ -433,6 +433,28 @@ unprivileged() {
 	assert_output --partial "refused: state file:"
 	! ran
 	jq -e '.refused == true and .exit_code == 75 and .reason == null and (.store_error | test("corrupt"))' sig.json
+	# --force runs anyway (after the one warning).
+	run "$RLWRAP" --force -- claude
+	assert_success
+	ran
+}
+
+@test "on_store_error = closed: a gate that cannot get the lock refuses too" {
+	printf '[breaker]\non_store_error = closed\n' > "$RLWRAP_CONFIG"
+	"$RLWRAP" trip --for 1h claude > /dev/null
+	RLWRAP_TEST_NOW=2099-01-01T00:00:00Z "$RLWRAP" status > /dev/null   # expired: the next spawn must write
+	mkfifo fifo
+	timeout 20 sqlite3 "$RLWRAP_DB" < fifo > locker.out 2>&1 &
+	local locker=$!
+	exec 9> fifo
+	echo "BEGIN EXCLUSIVE; INSERT INTO waits (at, kind) VALUES (1, 'lock'); SELECT 'locked';" >&9
+	for _ in $(seq 50); do grep -q locked locker.out && break; sleep 0.1; done
+	RLWRAP_TEST_NOW=2099-01-01T00:00:00Z RLWRAP_BUSY_TIMEOUT_MS=200 run -75 timeout 10 "$RLWRAP" -- claude
+	exec 9>&-
+	wait "$locker" || true
+	assert_output --partial "locked by another process"
+	assert_output --partial "on_store_error = closed"
+	! ran
 }
 
 # ---- many at once ----
