@@ -95,7 +95,11 @@ history_exec(struct args *args)
 	    !opt_int(self, "--limit", args_get(args, OPT_LIMIT), 1, 1000000000, &limit)))
 		return EXIT_USAGE;
 	filter.limit = (long)limit;
-	if (!cmd_load_config(&cfg) || (store = cmd_open_store(&cfg, true)) == NULL)
+	if (!cmd_load_config(&cfg))
+		return 1;
+	store = cmd_open_store(&cfg, true);
+	config_free(&cfg);
+	if (store == NULL)
 		return 1;
 	ctx.array = json_array();
 	ok = store_runs_each(store, &filter, print_row, &ctx, &error);

@@ -351,7 +351,13 @@ recover_exec(struct args *args)
 		run_filter_free(&filter);
 		return EXIT_USAGE;
 	}
-	if (!cmd_load_config(&cfg) || (p.store = cmd_open_store(&cfg, !args_has(args, OPT_YES))) == NULL) {
+	if (!cmd_load_config(&cfg)) {
+		run_filter_free(&filter);
+		return 1;
+	}
+	p.store = cmd_open_store(&cfg, !args_has(args, OPT_YES));
+	config_free(&cfg);
+	if (p.store == NULL) {
 		run_filter_free(&filter);
 		return 1;
 	}

@@ -4,7 +4,10 @@
  * Invisible when nothing goes wrong: the child's bytes pass through as they
  * arrive, its exit status (or fatal signal) becomes ours, signals reach it.
  * On the side, the same bytes feed the streaming classifier, whose verdict
- * goes to --signal-file and, when it trips a breaker, one line on stderr.
+ * goes to --signal-file, the run history and the breakers (cmd/run_gate.c,
+ * which also refuses or waits before the spawn), and, when it trips a
+ * breaker, one line on stderr.  --retry runs it again after a limit that
+ * struck before any real output, holding stdout back until then.
  */
 #include <err.h>
 #include <errno.h>
@@ -13,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +28,7 @@
 #include "cmd.h"
 #include "detect.h"
 #include "linemerge.h"
+#include "run.h"
 #include "tapqueue.h"
 #include "tty.h"
 
@@ -47,42 +53,12 @@ static const struct option run_longopts[] = {
 
 #define WAIT_MAX_DEFAULT (6 * 3600.0)
 #define RETRY_DEFAULT 3
+/* --retry holds stdout back at most this much; past it, it gives up. */
+#define HOLD_MAX (8 * 1024 * 1024)
+/* A retry after a limit that stated no reset: this, doubled per attempt. */
+#define RETRY_BACKOFF 5.0
 
 enum pty_choice { PTY_AUTO, PTY_ON, PTY_OFF };
-
-/* The wrapper's options, resolved (all strings owned: argv may be rewritten
- * by setproctitle once the child runs). */
-struct run_opts {
-	char *family, *model, *account;   /* overrides; NULL when not given */
-	bool wait;
-	double wait_max;                  /* seconds */
-	bool retry;
-	long long retry_max;
-	char *raw_stream, *signal_file;
-	bool force, quiet;
-	enum pty_choice pty;
-	char **argv;                      /* the command, NULL-terminated copy */
-	int argc;
-};
-
-/* Who runs: family, model and account (DESIGN.md section 5). */
-struct run_identity {
-	char family[32];
-	bool family_given;                /* --family, the map or a known name */
-	char model[SIGNAL_FIELD_MAX];
-	char account[SIGNAL_FIELD_MAX];
-	const char *command;              /* basename after launchers, in opts.argv */
-};
-
-/* How the run went. */
-struct run_result {
-	struct timespec started, ended;
-	int status;                       /* wait status */
-	int exit_code;                    /* ours: the child's, 126/127, or 128+n */
-	int term_signal;                  /* 0 unless killed by a signal */
-	struct fail_signal sig;
-	time_t now;
-};
 
 /* The tap's state: merged output to --raw-stream and the classifier. */
 struct run_tap {
@@ -95,6 +71,12 @@ struct run_tap {
 	bool strip_screen;                /* pty mode: scan screen text */
 	bool live_clock;                  /* resolve resets against the time they are seen */
 	struct ansi_strip strip;
+	/* Watching for the first real output (PROBE or --retry): the classifier
+	 * is fed here, synchronously, so this is seen in the chunk it arrives. */
+	bool watch_output;
+	struct child_hold *hold;          /* --retry: release it then */
+	struct run_breaker *breaker;      /* PROBE: close the breakers then */
+	const struct run_identity *id;
 	char scratch[16 * 1024];
 };
 
@@ -190,19 +172,16 @@ parse_run_opts(const struct args *args, struct run_opts *o)
 	return true;
 }
 
-/*
- * The config's command map (command -> family).  The config work plugs the
- * parsed map in here; until then there is none.
- */
+/* The config's [family.NAME] commands, for detection. */
 static const struct command_family *
-config_command_map(size_t *len)
+config_command_map(const struct config *cfg, size_t *len)
 {
-	*len = 0;
-	return NULL;
+	*len = cfg->command_map_len;
+	return cfg->command_map;
 }
 
 static void
-identify(const struct run_opts *o, struct run_identity *id)
+identify(const struct run_opts *o, const struct config *cfg, struct run_identity *id)
 {
 	const struct command_family *map;
 	size_t map_len;
@@ -212,7 +191,7 @@ identify(const struct run_opts *o, struct run_identity *id)
 	if (o->family != NULL) {
 		strlcpy(id->family, o->family, sizeof(id->family));
 	} else {
-		map = config_command_map(&map_len);
+		map = config_command_map(cfg, &map_len);
 		detect_family(o->argv, map, map_len, id->family, sizeof(id->family));
 	}
 	id->family_given = strcmp(id->family, "generic") != 0 || o->family != NULL;
@@ -220,33 +199,7 @@ identify(const struct run_opts *o, struct run_identity *id)
 		strlcpy(id->model, o->model, sizeof(id->model));
 	else
 		detect_model(o->argv, id->family, id->model, sizeof(id->model));
-	if (o->account != NULL)
-		strlcpy(id->account, o->account, sizeof(id->account));
-	else
-		detect_account(id->family, id->account, sizeof(id->account));
-}
-
-/*
- * The breaker gate, before anything is spawned: returns -1 to go ahead, or
- * the exit status to end with (EXIT_REFUSED), after waiting out an open
- * breaker within --wait when asked and unless --force.  The breaker work
- * (lib/store, lib/breaker) plugs in here; until then every spawn goes ahead.
- */
-static int
-gate_before_spawn(const struct run_opts *o, const struct run_identity *id)
-{
-	return -1;
-}
-
-/*
- * After the child ended: the breaker work records the run in the history
- * and trips or closes breakers here (--retry decides around this call
- * whether to go again).  Until then nothing is recorded.
- */
-static void
-record_after_run(const struct run_opts *o, const struct run_identity *id,
-    const struct run_result *r)
-{
+	config_resolve_account(cfg, id->family, o->account, id->account, sizeof(id->account));
 }
 
 /* ---- the tap: raw stream and classifier ---- */
@@ -283,6 +236,18 @@ classify_screen(struct run_tap *t, const char *buf, size_t len)
 	}
 }
 
+/* The first real model output: the probe has its evidence, and a --retry
+ * run can no longer be redone, so what it held back goes out. */
+static void
+output_began(struct run_tap *t)
+{
+	t->watch_output = false;
+	if (t->hold != NULL)
+		t->hold->release = true;
+	if (t->breaker != NULL)
+		probe_output_seen(t->breaker, t->id);
+}
+
 static void
 merged_output(const char *buf, size_t len, void *arg)
 {
@@ -295,6 +260,8 @@ merged_output(const char *buf, size_t len, void *arg)
 		classify_screen(t, buf, len);
 	else
 		classifier_feed(t->cls, buf, len);
+	if (t->watch_output && classifier_saw_output(t->cls))
+		output_began(t);
 }
 
 static void
@@ -334,7 +301,8 @@ open_output(const char *option, const char *path)
 }
 
 static void
-tap_init(struct run_tap *t, const struct run_opts *o, const struct run_identity *id, time_t now)
+tap_init(struct run_tap *t, const struct run_opts *o, const struct run_identity *id, int raw_fd,
+    time_t now)
 {
 	memset(t, 0, sizeof(*t));
 	t->cls = classifier_new(id->family_given ? id->family : NULL, now);
@@ -345,22 +313,22 @@ tap_init(struct run_tap *t, const struct run_opts *o, const struct run_identity 
 	t->async = true;
 	t->live_clock = getenv("RLWRAP_TEST_NOW") == NULL || *getenv("RLWRAP_TEST_NOW") == '\0';
 	t->raw_path = o->raw_stream;
-	t->raw_fd = open_output("--raw-stream", o->raw_stream);
+	t->raw_fd = raw_fd;
+	t->id = id;
 }
 
+/* The raw stream stays open across --retry attempts: it gets them all. */
 static void
 tap_free(struct run_tap *t)
 {
 	tap_queue_free(t->queue);
 	line_merge_free(&t->merge);
 	classifier_free(t->cls);
-	if (t->raw_fd >= 0)
-		close(t->raw_fd);
 }
 
 /* ---- the verdict ---- */
 
-static void
+void
 format_iso_ms(const struct timespec *t, char *buf, size_t size)
 {
 	struct tm tm;
@@ -397,27 +365,38 @@ signal_file_json(const struct run_opts *o, const struct run_identity *id, const 
 	    r->term_signal != 0 ? json_null() : json_integer(r->exit_code));
 	json_object_set_new(obj, "term_signal",
 	    r->term_signal != 0 ? json_integer(r->term_signal) : json_null());
+	json_object_set_new(obj, "refused", json_false());
+	json_object_set_new(obj, "run_id", r->run_id != 0 ? json_integer(r->run_id) : json_null());
+	json_object_set_new(obj, "attempts", json_integer(r->attempts));
 	return obj;
 }
 
-static void
-write_signal_file(int fd, const struct run_opts *o, const struct run_identity *id,
-    const struct run_result *r)
+void
+write_json_file(const char *option, const char *path, json_t *obj)
 {
-	json_t *obj;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	FILE *f;
 
-	if (fd < 0)
+	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+		warn("%s %s", option, path);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (json_dumpf(obj, f, JSON_COMPACT | JSON_PRESERVE_ORDER) < 0 || fputc('\n', f) == EOF ||
+	    fclose(f) == EOF)
+		warn("%s %s", option, path);
+}
+
+static void
+write_signal_file(const struct run_opts *o, const struct run_identity *id, const struct run_result *r)
+{
+	json_t *obj;
+
+	if (o->signal_file == NULL)
 		return;
 	obj = signal_file_json(o, id, r);
-	if ((f = fdopen(fd, "w")) == NULL) {
-		warn("--signal-file %s", o->signal_file);
-		close(fd);
-	} else {
-		if (json_dumpf(obj, f, JSON_COMPACT | JSON_PRESERVE_ORDER) < 0 || fputc('\n', f) == EOF ||
-		    fclose(f) == EOF)
-			warn("--signal-file %s", o->signal_file);
-	}
+	write_json_file("--signal-file", o->signal_file, obj);
 	json_decref(obj);
 }
 
@@ -430,6 +409,8 @@ finish_verdict(struct run_tap *t, const struct run_opts *o, const struct run_ide
 	t->queue = NULL;
 	line_merge_finish(&t->merge);
 	classifier_finish(t->cls, r->exit_code, &r->sig);
+	classifier_usage(t->cls, &r->usage);
+	r->saw_output = classifier_saw_output(t->cls);
 	if (o->model != NULL || (r->sig.model[0] == '\0' && id->model[0] != '\0'))
 		strlcpy(r->sig.model, id->model, sizeof(r->sig.model));
 	if (id->family_given)
@@ -486,7 +467,8 @@ want_pty(const struct run_opts *o)
 	return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 }
 
-/* A closed 0, 1 or 2 would be taken by our pipes: park /dev/null there. */
+/* A closed 0, 1 or 2 would be taken by our pipes or the state file: park
+ * /dev/null there. */
 static void
 ensure_std_fds(void)
 {
@@ -548,46 +530,233 @@ spec_init(struct child_spec *spec, const struct run_opts *o, struct run_tap *tap
 	tap->strip_screen = spec->use_pty;
 }
 
+/* ---- attempts and --retry ---- */
+
+/* One wrapper process: its options, who runs, the breakers, the files. */
+struct run_ctx {
+	struct run_opts o;
+	struct run_identity id;
+	struct run_breaker b;
+	int raw_fd;
+	bool retry_ok;             /* --retry, and stdin can be given again */
+	struct child_hold hold;    /* this attempt's held-back stdout */
+};
+
+/* Stdin can be given to a second attempt: a terminal, /dev/null, or a
+ * regular file (rewound).  A pipe's bytes would be gone. */
+static bool
+stdin_replayable(void)
+{
+	struct stat st, null;
+
+	if (isatty(STDIN_FILENO))
+		return true;
+	if (fstat(STDIN_FILENO, &st) != 0)
+		return false;
+	if (S_ISREG(st.st_mode))
+		return true;
+	return S_ISCHR(st.st_mode) && stat("/dev/null", &null) == 0 && st.st_rdev == null.st_rdev;
+}
+
+/* Writes out what is still held (the run that stands), or drops it. */
+static void
+hold_end(struct child_hold *h, bool write_out)
+{
+	const char *p = h->buf;
+	size_t left = h->len;
+
+	while (write_out && left > 0) {
+		ssize_t n = write(STDOUT_FILENO, p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		p += n;
+		left -= (size_t)n;
+	}
+	free(h->buf);
+	memset(h, 0, sizeof(*h));
+}
+
+/* Holds stdout back while a retry is still possible; watches for the
+ * first real output when holding or probing. */
+static void
+attempt_watch(struct run_ctx *x, const struct run_result *r, struct run_tap *tap,
+    struct child_spec *spec)
+{
+	memset(&x->hold, 0, sizeof(x->hold));
+	if (x->retry_ok && !spec->use_pty && r->attempts <= x->o.retry_max) {
+		x->hold.holding = true;
+		x->hold.max = HOLD_MAX;
+		spec->hold = tap->hold = &x->hold;
+		tap->watch_output = true;
+	}
+	if (x->b.probing) {
+		tap->breaker = &x->b;
+		tap->watch_output = true;
+	}
+	/* Watching acts in the chunk the output arrives in: classify right here. */
+	tap->async = !tap->watch_output;
+}
+
+static void
+run_attempt(struct run_ctx *x, struct run_result *r)
+{
+	struct run_tap tap;
+	struct child_spec spec;
+	int attempts = r->attempts;
+
+	memset(r, 0, sizeof(*r));
+	r->attempts = attempts + 1;
+	r->now = cmd_now();
+	tap_init(&tap, &x->o, &x->id, x->raw_fd, r->now);
+	spec_init(&spec, &x->o, &tap);
+	attempt_watch(x, r, &tap, &spec);
+	if (child_signals_catch() < 0)
+		err(EXIT_INTERNAL, "signals");
+	clock_gettime(CLOCK_REALTIME, &r->started);
+	r->clock_started = run_clock(&x->b);
+	run_child(&x->o, &x->id, &spec, r);
+	clock_gettime(CLOCK_REALTIME, &r->ended);
+	r->clock_ended = run_clock(&x->b);
+	child_signals_release();
+	restore_terminal();
+	r->now = cmd_now();
+	finish_verdict(&tap, &x->o, &x->id, r);
+	tap_free(&tap);
+	record_after_run(&x->b, &x->o, &x->id, r);
+}
+
+/* The reset to wait for before a retry: the signal's, the breaker's after
+ * recording when later, else a backoff. */
+static double
+retry_wake(const struct run_ctx *x, const struct run_result *r, double now)
+{
+	double wake = r->sig.resets_at;
+	enum breaker_change c = r->outcome.change;
+
+	if (r->run_id != 0 && c != CHANGE_NONE && c != CHANGE_CLOSED && r->outcome.breaker.resets_at > wake)
+		wake = r->outcome.breaker.resets_at;
+	return wake > now ? wake : now + ldexp(RETRY_BACKOFF, r->attempts - 1);
+}
+
+/* Whether to run again: a limit before any real output, attempts left,
+ * and the reset within the --wait budget.  *wake is when. */
+static bool
+want_retry(const struct run_ctx *x, const struct run_result *r, double *wake)
+{
+	enum reason reason = r->sig.reason;
+	double now = run_clock(&x->b);
+	char left[32];
+
+	if (!x->retry_ok || r->attempts > x->o.retry_max || r->saw_output || x->hold.overflowed ||
+	    r->term_signal != 0)
+		return false;
+	if (reason != REASON_RATE_LIMIT && reason != REASON_USAGE_LIMIT && reason != REASON_OVERLOADED)
+		return false;
+	*wake = retry_wake(x, r, now);
+	format_duration_short(*wake - now, left, sizeof(left));
+	if (*wake - now > x->o.wait_max) {
+		if (!x->o.quiet)
+			warnx("%s: %s; not retrying: the reset is in %s, beyond the --wait budget",
+			    x->id.family, reason_name(reason), left);
+		return false;
+	}
+	if (!x->o.quiet)
+		warnx("%s: %s before any output; retrying in %s (attempt %d of %lld)", x->id.family,
+		    reason_name(reason), left, r->attempts + 1, x->o.retry_max + 1);
+	return true;
+}
+
+/* Waits for the retry and passes the gate again: -1 to run, else the
+ * attempt that stands is final (*exit_rc >= 0 when it was interrupted). */
+static bool
+retry_prepare(struct run_ctx *x, double wake, int *exit_rc)
+{
+	double now = run_clock(&x->b);
+	int rc;
+
+	*exit_rc = -1;
+	rc = wait_plain(&x->b, &x->o, &x->id, "retry", wake + breaker_jitter(wake - now));
+	if (rc < 0 && !x->o.force)
+		rc = gate_before_spawn(&x->b, &x->o, &x->id, x->o.wait_max);
+	if (rc == EXIT_REFUSED)
+		return false;
+	if (rc >= 0) {
+		*exit_rc = rc;
+		return false;
+	}
+	hold_end(&x->hold, false);
+	if (lseek(STDIN_FILENO, 0, SEEK_SET) < 0 && errno != ESPIPE)
+		warn("--retry: rewinding stdin");
+	return true;
+}
+
+static bool
+run_setup(struct args *args, struct run_ctx *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->raw_fd = -1;
+	if (!parse_run_opts(args, &x->o))
+		return false;
+	ensure_std_fds();
+	if (!run_breaker_init(&x->b)) {
+		run_opts_free(&x->o);
+		exit(EXIT_INTERNAL);
+	}
+	identify(&x->o, &x->b.cfg, &x->id);
+	x->retry_ok = x->o.retry && x->o.retry_max > 0;
+	if (x->retry_ok && !stdin_replayable()) {
+		x->retry_ok = false;
+		if (!x->o.quiet)
+			warnx("--retry: stdin is not a terminal, /dev/null or a file, so it cannot be "
+			    "given again: not retrying");
+	}
+	return true;
+}
+
+static void
+run_cleanup(struct run_ctx *x)
+{
+	if (x->raw_fd >= 0)
+		close(x->raw_fd);
+	run_breaker_close(&x->b);
+	run_opts_free(&x->o);
+}
+
 static int
 run_exec(struct args *args)
 {
-	struct run_opts o;
-	struct run_identity id;
-	struct run_tap tap;
+	struct run_ctx x;
 	struct run_result r;
-	struct child_spec spec;
-	int rc, signal_fd;
+	int rc = -1, signal_fd;
+	double wake;
 
-	if (!parse_run_opts(args, &o))
+	if (!run_setup(args, &x))
 		return EXIT_USAGE;
-	identify(&o, &id);
-	if ((rc = gate_before_spawn(&o, &id)) >= 0) {
-		run_opts_free(&o);
+	if ((rc = run_breaker_open(&x.b, &x.o, &x.id)) < 0 && !x.o.force)
+		rc = gate_before_spawn(&x.b, &x.o, &x.id, x.o.wait ? x.o.wait_max : -1);
+	if (rc >= 0) {
+		run_cleanup(&x);
 		return rc;
 	}
-	ensure_std_fds();
-	memset(&r, 0, sizeof(r));
-	r.now = cmd_now();
-	tap_init(&tap, &o, &id, r.now);
-	signal_fd = open_output("--signal-file", o.signal_file);
-	spec_init(&spec, &o, &tap);
+	/* Both files are opened before any spawn: a failure is ours (125). */
+	x.raw_fd = open_output("--raw-stream", x.o.raw_stream);
+	if ((signal_fd = open_output("--signal-file", x.o.signal_file)) >= 0)
+		close(signal_fd);
 	term_mode_init(&run_term);
 	atexit(restore_terminal);
-	if (child_signals_catch() < 0)
-		err(EXIT_INTERNAL, "signals");
-	clock_gettime(CLOCK_REALTIME, &r.started);
-	run_child(&o, &id, &spec, &r);
-	clock_gettime(CLOCK_REALTIME, &r.ended);
-	child_signals_release();
-	restore_terminal();
-	r.now = cmd_now();
-	finish_verdict(&tap, &o, &id, &r);
-	write_signal_file(signal_fd, &o, &id, &r);
-	record_after_run(&o, &id, &r);
-	note_trip(&o, &r);
-	tap_free(&tap);
-	run_opts_free(&o);
-	return end_like_child(&r);
+	memset(&r, 0, sizeof(r));
+	do
+		run_attempt(&x, &r);
+	while (want_retry(&x, &r, &wake) && retry_prepare(&x, wake, &rc));
+	signal(SIGPIPE, SIG_IGN);
+	hold_end(&x.hold, true);
+	write_signal_file(&x.o, &x.id, &r);
+	note_trip(&x.o, &r);
+	run_cleanup(&x);
+	return rc >= 0 ? rc : end_like_child(&r);
 }
 
 const struct cmd_entry cmd_run_entry = {

@@ -15,6 +15,8 @@ cmd_load_config(struct config *cfg)
 
 	if (config_load(cfg, error, sizeof(error)))
 		return true;
+	/* What was read before the bad line is dropped with it. */
+	config_free(cfg);
 	warnx("%s", error);
 	return false;
 }

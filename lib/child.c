@@ -447,6 +447,42 @@ write_out(struct child *c, const struct child_spec *spec, int fd, const char *p,
 	return rc;
 }
 
+/* Writes out what the hold kept and stops holding. */
+static void
+hold_flush(struct child *c, const struct child_spec *spec, struct child_hold *h)
+{
+	if (c->dest[CHILD_OUT] >= 0 && h->len > 0 &&
+	    write_out(c, spec, c->dest[CHILD_OUT], h->buf, h->len) < 0) {
+		c->dest[CHILD_OUT] = -1;
+		close_stream(c, CHILD_OUT);
+	}
+	free(h->buf);
+	h->buf = NULL;
+	h->len = 0;
+	h->holding = false;
+}
+
+/* True when the hold kept the chunk; false when it is to be written now
+ * (not holding, or the hold just gave up at its bound). */
+static bool
+hold_keep(struct child *c, const struct child_spec *spec, const char *buf, size_t n)
+{
+	struct child_hold *h = spec->hold;
+	char *grown;
+
+	if (!h->holding)
+		return false;
+	if (h->len + n > h->max || (grown = realloc(h->buf, h->len + n)) == NULL) {
+		h->overflowed = true;
+		hold_flush(c, spec, h);
+		return false;
+	}
+	memcpy(grown + h->len, buf, n);
+	h->buf = grown;
+	h->len += n;
+	return true;
+}
+
 /* Reads what a stream has (a few buffers at most), relays it and taps it. */
 static void
 relay(struct child *c, const struct child_spec *spec, int i, char *buf)
@@ -462,13 +498,17 @@ relay(struct child *c, const struct child_spec *spec, int i, char *buf)
 			close_stream(c, i);
 			return;
 		}
-		if (c->dest[i] >= 0 && write_out(c, spec, c->dest[i], buf, (size_t)n) < 0) {
+		if (i == CHILD_OUT && spec->hold != NULL && hold_keep(c, spec, buf, (size_t)n))
+			;
+		else if (c->dest[i] >= 0 && write_out(c, spec, c->dest[i], buf, (size_t)n) < 0) {
 			/* Our reader is gone: so is the child's, as without rlwrap. */
 			c->dest[i] = -1;
 			close_stream(c, i);
 		}
 		if (spec->tap != NULL)
 			spec->tap((enum child_stream)i, buf, (size_t)n, spec->tap_arg);
+		if (spec->hold != NULL && spec->hold->holding && spec->hold->release)
+			hold_flush(c, spec, spec->hold);
 		if ((size_t)n < CHILD_BUF_SIZE)
 			return;
 	}

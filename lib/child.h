@@ -30,6 +30,23 @@ enum child_stream { CHILD_OUT, CHILD_ERR, CHILD_STREAMS };
  * when its destination is gone), in arrival order. */
 typedef void (*child_tap)(enum child_stream stream, const char *buf, size_t len, void *arg);
 
+/*
+ * Stdout held back (the wrapper's --retry): while holding, the child's stdout
+ * bytes go to buf instead of rlwrap's stdout (the tap still sees them at
+ * once).  The tap sets release when the run has shown real output: the held
+ * bytes are written out and stdout flows directly from then on.  Past max
+ * bytes the hold gives up the same way and says so in overflowed.  After
+ * child_pump() the caller writes out or drops what is still held, and frees
+ * buf.
+ */
+struct child_hold {
+	bool holding;
+	bool release;
+	bool overflowed;
+	char *buf;
+	size_t len, max;
+};
+
 struct child_spec {
 	char *const *argv;     /* argv[0] is looked up in PATH */
 	bool use_pty;          /* stdin and stdout on a new pseudo-terminal */
@@ -38,6 +55,7 @@ struct child_spec {
 	struct term_mode *term;  /* rlwrap's raw terminal (pty mode), or NULL */
 	child_tap tap;
 	void *tap_arg;
+	struct child_hold *hold;   /* NULL: stdout is relayed as it arrives */
 };
 
 struct child {

@@ -411,29 +411,60 @@ config_family(const struct config *cfg, const char *name)
 	return NULL;
 }
 
+/* The agents' own config-directory variables: a second directory is a
+ * second login, so its path names the account. */
+static const struct {
+	const char *family, *var;
+} config_dir_vars[] = {
+	{ "claude", "CLAUDE_CONFIG_DIR" },
+	{ "codex", "CODEX_HOME" },
+	{ "gemini", "GEMINI_CLI_HOME" },
+	{ "pi", "PI_CODING_AGENT_DIR" },
+	{ "opencode", "OPENCODE_CONFIG_DIR" },
+};
+
+const char *
+config_dir_env(const struct config *cfg, const char *family)
+{
+	const struct family_config *fc = config_family(cfg, family);
+
+	if (fc != NULL && fc->config_dir_env[0] != '\0')
+		return fc->config_dir_env;
+	for (size_t i = 0; i < sizeof(config_dir_vars) / sizeof(config_dir_vars[0]); i++)
+		if (strcmp(config_dir_vars[i].family, family) == 0)
+			return config_dir_vars[i].var;
+	return NULL;
+}
+
+/* dir with $HOME shortened to "~", so that the label reads the same
+ * whichever way the variable was spelled out. */
+static void
+account_from_dir(const char *dir, char *buf, size_t size)
+{
+	const char *home = getenv("HOME");
+	size_t hl = home != NULL ? strlen(home) : 0;
+
+	while (hl > 1 && home[hl - 1] == '/')
+		hl--;
+	if (hl > 1 && strncmp(dir, home, hl) == 0 && (dir[hl] == '/' || dir[hl] == '\0'))
+		snprintf(buf, size, "~%s", dir + hl);
+	else
+		strlcpy(buf, dir, size);
+}
+
 void
 config_resolve_account(const struct config *cfg, const char *family, const char *option,
     char *buf, size_t size)
 {
 	const struct family_config *fc = config_family(cfg, family);
-	const char *env = getenv("RLWRAP_ACCOUNT"), *dir_var = NULL, *dir;
+	const char *env = getenv("RLWRAP_ACCOUNT"), *dir_var = config_dir_env(cfg, family), *dir;
 
-	if (option != NULL && *option != '\0') {
+	if (option != NULL && *option != '\0')
 		strlcpy(buf, option, size);
-		return;
-	}
-	if (env != NULL && *env != '\0') {
+	else if (env != NULL && *env != '\0')
 		strlcpy(buf, env, size);
-		return;
-	}
-	if (fc != NULL && fc->config_dir_env[0] != '\0')
-		dir_var = fc->config_dir_env;
-	else if (strcmp(family, "claude") == 0)
-		dir_var = "CLAUDE_CONFIG_DIR";
-	else if (strcmp(family, "codex") == 0)
-		dir_var = "CODEX_HOME";
-	if (dir_var != NULL && (dir = getenv(dir_var)) != NULL && *dir != '\0')
-		strlcpy(buf, dir, size);
+	else if (dir_var != NULL && (dir = getenv(dir_var)) != NULL && *dir != '\0')
+		account_from_dir(dir, buf, size);
 	else
 		strlcpy(buf, fc != NULL && fc->account[0] != '\0' ? fc->account : "default", size);
 }

@@ -92,11 +92,17 @@ const char *config_family_for_command(const struct config *cfg, const char *comm
 /* The [family.NAME] section, or NULL. */
 const struct family_config *config_family(const struct config *cfg, const char *name);
 
+/* The environment variable naming family's config directory: the file's
+ * config_dir_env, else the built-in one (CLAUDE_CONFIG_DIR, CODEX_HOME,
+ * GEMINI_CLI_HOME, PI_CODING_AGENT_DIR, OPENCODE_CONFIG_DIR), else NULL. */
+const char *config_dir_env(const struct config *cfg, const char *family);
+
 /*
- * The account label for a run of family (DESIGN.md section 5): option (may be
- * NULL), else $RLWRAP_ACCOUNT, else the value of the family's config-dir
- * variable (config_dir_env, or CLAUDE_CONFIG_DIR / CODEX_HOME built in) when
- * set, else the file's [family.NAME] account, else "default".
+ * The account label for a run of family (DESIGN.md section 5), the only
+ * place it is decided: option (may be NULL), else $RLWRAP_ACCOUNT, else the
+ * value of the family's config-dir variable (config_dir_env()) when set,
+ * with $HOME shortened to "~", else the file's [family.NAME] account, else
+ * "default".  Never anything secret.
  */
 void config_resolve_account(const struct config *cfg, const char *family, const char *option,
     char *buf, size_t size);

@@ -1,5 +1,5 @@
 /*
- * Family, model and account detection from a command line and the
+ * Family and model detection from a command line and the
  * environment.  Launchers are skipped with their own options, so
  * "env -u X FOO=1 nice -n 5 npx -y @anthropic-ai/claude-code -p hi" is claude.
  */
@@ -38,7 +38,13 @@ static const struct launcher launchers[] = {
 	{ "stdbuf", "ioe", stdbuf_long, 0, false },
 };
 
-static const struct command_family npm_packages[] = {
+/* A name (npm package or command) and the family it runs. */
+struct name_family {
+	const char *command;
+	const char *family;
+};
+
+static const struct name_family npm_packages[] = {
 	{ "@anthropic-ai/claude-code", "claude" },
 	{ "@openai/codex", "codex" },
 	{ "@google/gemini-cli", "gemini" },
@@ -48,7 +54,7 @@ static const struct command_family npm_packages[] = {
 	{ "@qwen-code/qwen-code", "qwen" },
 };
 
-static const struct command_family command_names[] = {
+static const struct name_family command_names[] = {
 	{ "claude", "claude" },
 	{ "codex", "codex" },
 	{ "gemini", "gemini" },
@@ -56,14 +62,6 @@ static const struct command_family command_names[] = {
 	{ "opencode", "opencode" },
 	{ "cursor-agent", "cursor" },
 	{ "qwen", "qwen" },
-};
-
-static const struct command_family config_dir_vars[] = {
-	{ "claude", "CLAUDE_CONFIG_DIR" },
-	{ "codex", "CODEX_HOME" },
-	{ "gemini", "GEMINI_CLI_HOME" },
-	{ "pi", "PI_CODING_AGENT_DIR" },
-	{ "opencode", "OPENCODE_CONFIG_DIR" },
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -286,39 +284,4 @@ detect_model(char *const argv[], const char *family, char *out, size_t size)
 			return;
 		}
 	}
-}
-
-const char *
-family_config_dir_var(const char *family)
-{
-	for (size_t i = 0; family != NULL && i < COUNT(config_dir_vars); i++)
-		if (strcmp(config_dir_vars[i].command, family) == 0)
-			return config_dir_vars[i].family;
-	return NULL;
-}
-
-void
-detect_account(const char *family, char *out, size_t size)
-{
-	const char *v = getenv("RLWRAP_ACCOUNT");
-	const char *var = family_config_dir_var(family);
-	const char *home = getenv("HOME");
-	size_t hl;
-
-	if (v != NULL && *v != '\0') {
-		strlcpy(out, v, size);
-		return;
-	}
-	if (var == NULL || (v = getenv(var)) == NULL || *v == '\0') {
-		strlcpy(out, "default", size);
-		return;
-	}
-	hl = home != NULL ? strlen(home) : 0;
-	while (hl > 1 && home[hl - 1] == '/')
-		hl--;
-	if (hl > 1 && strncmp(v, home, hl) == 0 && (v[hl] == '/' || v[hl] == '\0')) {
-		snprintf(out, size, "~%s", v + hl);
-		return;
-	}
-	strlcpy(out, v, size);
 }

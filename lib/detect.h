@@ -2,7 +2,8 @@
  * detect.h: which agent a command line runs (DESIGN.md section 5): the
  * family from the command's name, looking through launchers (env, npx, bunx,
  * node, nice, timeout, stdbuf) and npm package names; the model from the
- * child's own --model/-m; the account from the environment.
+ * child's own --model/-m.  The account is conf.c's (config_resolve_account()),
+ * the one place that knows the config-directory variables.
  *
  * Ownership: nothing here allocates.  Results are copied into caller buffers;
  * the argv and the command map are only borrowed for the call.
@@ -12,12 +13,7 @@
 
 #include <stddef.h>
 
-/* One entry of the config's command map: a command name (or path) and the
- * family it runs. */
-struct command_family {
-	const char *command;
-	const char *family;
-};
+#include "conf.h"   /* struct command_family: the config's command map */
 
 /*
  * The index in argv (NULL-terminated) of the command the launchers in front
@@ -41,16 +37,6 @@ void detect_family(char *const argv[], const struct command_family *map, size_t 
  * Writes "" when there is none.
  */
 void detect_model(char *const argv[], const char *family, char *out, size_t size);
-
-/* The environment variable holding family's config directory, or NULL. */
-const char *family_config_dir_var(const char *family);
-
-/*
- * The account: RLWRAP_ACCOUNT when set and not empty, else the family's
- * config directory variable (its value, with $HOME shortened to "~"), else
- * "default".  Never anything secret.
- */
-void detect_account(const char *family, char *out, size_t size);
 
 /* The basename of the command after the launchers ("claude"), for titles
  * and messages; points into argv. */

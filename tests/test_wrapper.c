@@ -125,22 +125,28 @@ static void
 account_from_environment(void **state)
 {
 	char out[128];
+	struct config cfg;
 
+	config_defaults(&cfg);
 	unsetenv("RLWRAP_ACCOUNT");
 	unsetenv("CLAUDE_CONFIG_DIR");
 	setenv("HOME", "/home/u", 1);
-	detect_account("claude", out, sizeof(out));
+	config_resolve_account(&cfg, "claude", NULL, out, sizeof(out));
 	assert_string_equal(out, "default");
 	setenv("CLAUDE_CONFIG_DIR", "/home/u/.claude-work", 1);
-	detect_account("claude", out, sizeof(out));
+	config_resolve_account(&cfg, "claude", NULL, out, sizeof(out));
 	assert_string_equal(out, "~/.claude-work");
-	detect_account("codex", out, sizeof(out));
+	config_resolve_account(&cfg, "codex", NULL, out, sizeof(out));
 	assert_string_equal(out, "default");
+	setenv("GEMINI_CLI_HOME", "/home/u/gem", 1);
+	config_resolve_account(&cfg, "gemini", NULL, out, sizeof(out));
+	assert_string_equal(out, "~/gem");
+	unsetenv("GEMINI_CLI_HOME");
 	setenv("CLAUDE_CONFIG_DIR", "/srv/claude", 1);
-	detect_account("claude", out, sizeof(out));
+	config_resolve_account(&cfg, "claude", NULL, out, sizeof(out));
 	assert_string_equal(out, "/srv/claude");
 	setenv("RLWRAP_ACCOUNT", "work", 1);
-	detect_account("claude", out, sizeof(out));
+	config_resolve_account(&cfg, "claude", NULL, out, sizeof(out));
 	assert_string_equal(out, "work");
 	unsetenv("RLWRAP_ACCOUNT");
 	unsetenv("CLAUDE_CONFIG_DIR");

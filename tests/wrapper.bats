@@ -284,6 +284,7 @@ ms_now() { date +%s%3N; }
 	assert_success
 	[ -z "$stderr" ] || fail "stderr: $stderr"
 	export FAKE_STREAM=$FIXTURES/wrapper/claude-success.jsonl
+	"$RLWRAP" reset --all >/dev/null   # the limit above tripped the breaker
 	run --separate-stderr "$RLWRAP" --signal-file sig.json -- claude -p x
 	assert_success
 	[ -z "$stderr" ] || fail "stderr: $stderr"
