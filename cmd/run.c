@@ -693,6 +693,23 @@ retry_prepare(struct run_ctx *x, double wake, int *exit_rc)
 	return true;
 }
 
+/* The config's [wrapper] defaults, for what the command line left unsaid. */
+static void
+apply_config(struct run_opts *o, const struct config *cfg, const struct args *args)
+{
+	if (!args_has(args, 'w') && cfg->wrapper_wait >= 0) {
+		o->wait = true;
+		o->wait_max = cfg->wrapper_wait;
+	}
+	if (!args_has(args, 'r') && cfg->wrapper_retry > 0) {
+		o->retry = true;
+		o->retry_max = cfg->wrapper_retry;
+	}
+	o->quiet = o->quiet || cfg->wrapper_quiet;
+	if (o->pty == PTY_AUTO && cfg->wrapper_pty != PTY_SETTING_AUTO)
+		o->pty = cfg->wrapper_pty == PTY_SETTING_ON ? PTY_ON : PTY_OFF;
+}
+
 static bool
 run_setup(struct args *args, struct run_ctx *x)
 {
@@ -705,6 +722,7 @@ run_setup(struct args *args, struct run_ctx *x)
 		run_opts_free(&x->o);
 		exit(EXIT_INTERNAL);
 	}
+	apply_config(&x->o, &x->b.cfg, args);
 	identify(&x->o, &x->b.cfg, &x->id);
 	x->retry_ok = x->o.retry && x->o.retry_max > 0;
 	if (x->retry_ok && !stdin_replayable()) {

@@ -22,6 +22,7 @@ void
 config_defaults(struct config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->wrapper_wait = -1;
 	cfg->breaker_enabled = true;
 	cfg->trip_on[REASON_RATE_LIMIT] = true;
 	cfg->trip_on[REASON_USAGE_LIMIT] = true;
@@ -215,6 +216,46 @@ breaker_key(struct parse_state *ps, const char *name, const char *value)
 }
 
 static bool
+set_pty(struct parse_state *ps, const char *value)
+{
+	static const char *const names[] = { "auto", "on", "off" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(value, names[i]) == 0) {
+			ps->cfg->wrapper_pty = (enum pty_setting)i;
+			return true;
+		}
+	return fail(ps, "pty: '%s' is not auto, on or off", value);
+}
+
+static bool
+wrapper_key(struct parse_state *ps, const char *name, const char *value)
+{
+	struct config *cfg = ps->cfg;
+
+	if (strcmp(name, "wait") == 0) {
+		if (strcmp(value, "off") == 0)
+			cfg->wrapper_wait = -1;
+		else if (!parse_positive_duration(value, &cfg->wrapper_wait))
+			return fail(ps, "wait: '%s' is not off or a positive duration (like 6h)", value);
+		return true;
+	}
+	if (strcmp(name, "retry") == 0) {
+		if (!parse_count(value, &cfg->wrapper_retry) || cfg->wrapper_retry > 100)
+			return fail(ps, "retry: '%s' is not a whole number from 0 to 100", value);
+		return true;
+	}
+	if (strcmp(name, "quiet") == 0) {
+		if (!parse_bool(value, &cfg->wrapper_quiet))
+			return fail(ps, "quiet: '%s' is not true or false", value);
+		return true;
+	}
+	if (strcmp(name, "pty") == 0)
+		return set_pty(ps, value);
+	return fail(ps, "unknown key '%s' in [wrapper]", name);
+}
+
+static bool
 store_key(struct parse_state *ps, const char *name, const char *value)
 {
 	struct config *cfg = ps->cfg;
@@ -329,6 +370,8 @@ config_entry(void *user, const char *section, const char *name, const char *valu
 
 	if (ps->failed)
 		return 0;
+	if (strcmp(section, "wrapper") == 0)
+		return wrapper_key(ps, name, value);
 	if (strcmp(section, "breaker") == 0)
 		return breaker_key(ps, name, value);
 	if (strcmp(section, "store") == 0)

@@ -40,7 +40,14 @@ struct family_config {
 	char config_dir_env[CONFIG_ENV_NAME_MAX];  /* "" = not set */
 };
 
+enum pty_setting { PTY_SETTING_AUTO, PTY_SETTING_ON, PTY_SETTING_OFF };
+
 struct config {
+	/* [wrapper]: defaults for the wrapper's options (the command line beats them) */
+	double wrapper_wait;                 /* --wait budget in seconds; < 0 = do not wait */
+	long wrapper_retry;                  /* --retry attempts; 0 = do not retry */
+	bool wrapper_quiet;
+	enum pty_setting wrapper_pty;
 	/* [breaker] */
 	bool breaker_enabled;
 	bool trip_on[REASON_COUNT];

@@ -481,3 +481,22 @@ unprivileged() {
 	echo "$output" | jq -e --arg r "$(date -u -d @$((T0 + 3600 + 40 * 60)) +%FT%TZ)" \
 		'.breakers[0].resets_at == $r and .breakers[0].trips == 40'
 }
+
+@test "config [wrapper] wait: a near reset is waited out without --wait" {
+	printf '[wrapper]\nwait = 1h\nquiet = true\n' > "$RLWRAP_CONFIG"
+	run "$RLWRAP" trip --for 2s claude
+	assert_success
+	export RLWRAP_POLL_MS=200
+	run timeout 20 "$RLWRAP" -- "$FIXTURES/bin/claude" "$FIXTURES/wrapper/claude-success.jsonl"
+	assert_success
+}
+
+@test "config [wrapper] wait = off, or no config: refused at once" {
+	run "$RLWRAP" trip --for 1h claude
+	run timeout 10 "$RLWRAP" -- "$FIXTURES/bin/claude" "$FIXTURES/wrapper/claude-success.jsonl"
+	assert_failure 75
+	printf '[wrapper]\nwait = sometimes\n' > "$RLWRAP_CONFIG"
+	run "$RLWRAP" -- true
+	assert_failure 125
+	assert_output --partial "wait: 'sometimes'"
+}
