@@ -64,6 +64,8 @@ bool opt_duration(const struct cmd_entry *entry, const char *name, const char *s
 
 /* The clock: RLWRAP_TEST_NOW (tests only, epoch or ISO) or the real time. */
 time_t cmd_now(void);
+/* The same clock with its fraction of a second. */
+double cmd_now_precise(void);
 
 /* The state-file subcommands (cmd/state.c helpers, one file per verb). */
 extern const struct cmd_entry cmd_status_entry, cmd_reset_entry, cmd_trip_entry, cmd_wait_entry,

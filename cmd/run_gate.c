@@ -45,7 +45,7 @@ run_breaker_init(struct run_breaker *b)
 	memset(b, 0, sizeof(*b));
 	if (!cmd_load_config(&b->cfg))
 		return false;
-	b->clock0 = (double)cmd_now();
+	b->clock0 = cmd_now_precise();
 	b->mono0 = monotonic();
 	probe_holder_self(&b->holder);
 	return true;
