@@ -10,29 +10,6 @@ setup() {
 	T0=1796040000
 }
 
-# A Claude stream cut off on a limit: limit_stream FILE RESETS_AT [TYPE]
-limit_stream() {
-	printf '%s\n' \
-		'{"type":"system","subtype":"init","model":"claude-opus-4-6","session_id":"s"}' \
-		"{\"type\":\"rate_limit_event\",\"rate_limit_info\":{\"status\":\"rejected\",\"resetsAt\":$2,\"rateLimitType\":\"${3:-five_hour}\",\"isUsingOverage\":false}}" \
-		'{"type":"result","subtype":"success","is_error":true,"result":"You have hit your limit","api_error_status":429}' > "$1"
-}
-
-# A bare 429 with no reset stated.
-bare_429() {
-	printf '%s\n' '{"type":"result","subtype":"success","is_error":true,"result":"API Error: 429 rate limited","api_error_status":429}' > "$1"
-}
-
-success_stream() {
-	printf '%s\n' \
-		'{"type":"system","subtype":"init","model":"claude-opus-4-6","session_id":"s"}' \
-		'{"type":"result","subtype":"success","is_error":false,"result":"done"}' > "$1"
-}
-
-breaker_field() {   # breaker_field KEY FIELD: from status --all --json
-	"$RLWRAP" status --all --json | jq -r --arg k "$1" ".breakers[] | select(.key == \$k) | .$2"
-}
-
 @test "status on a fresh store: nothing open, schema is stable" {
 	run "$RLWRAP" status
 	assert_success
