@@ -64,3 +64,5 @@ echo "stream:             $mib MiB, $runs runs each (median)"
 echo "cat f | cat:        $p ms  ($(awk -v m="$mib" -v t="$p" 'BEGIN { printf "%.0f", m / (t / 1000) }') MiB/s)  runs:$pipe_ms"
 echo "rlwrap -- cat f:    $w ms  ($(awk -v m="$mib" -v t="$w" 'BEGIN { printf "%.0f", m / (t / 1000) }') MiB/s)  runs:$wrap_ms"
 awk -v p="$p" -v w="$w" 'BEGIN { r = w / p; printf "ratio:              %.2fx (goal <= 1.25x): %s\n", r, r <= 1.25 ? "ok" : "OVER" }'
+# For bench/run-all.sh: one machine-readable line.
+awk -v m="$mib" -v p="$p" -v w="$w" 'BEGIN { printf "RESULT passthrough mib=%d pipe_ms=%s wrap_ms=%s pipe_mibs=%.0f wrap_mibs=%.0f throughput=%.2f\n", m, p, w, m / (p / 1000), m / (w / 1000), p / w }'

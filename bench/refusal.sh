@@ -36,4 +36,5 @@ awk -v t="$t" -v p="$pass" -v r="$refuse" -v n="$runs" 'BEGIN {
 	printf "true:                          %.3f ms (median of %d)\n", t, n
 	printf "rlwrap -- true, let through:   %.3f ms (store check + run record)\n", p
 	printf "rlwrap -- true, refused (75):  %.3f ms (goal: milliseconds, no spawn)\n", r
+	printf "RESULT refusal true_ms=%.3f pass_ms=%.3f refuse_ms=%.3f\n", t, p, r
 }'

@@ -21,3 +21,4 @@ kib=$(tail -1 "$out")
 bytes=$(cat "$BENCH_DIR/rss.bytes")
 [ "$bytes" -eq "$size" ] || { echo "bytes through: $bytes, expected $size" >&2; exit 1; }
 awk -v k="$kib" 'BEGIN { printf "peak RSS (rlwrap and child, max): %.1f MiB (goal < 16 MiB): %s\n", k / 1024, k < 16384 ? "ok" : "OVER" }'
+echo "RESULT rss line_mib=512 wrapper_kib=$kib"

@@ -28,4 +28,5 @@ awk -v t="$t" -v w="$w" -v n="$runs" 'BEGIN {
 	printf "true:            %.3f ms (median of %d)\n", t, n
 	printf "rlwrap -- true:  %.3f ms\n", w
 	printf "overhead:        %.3f ms (goal: a few ms at most)\n", w - t
+	printf "RESULT startup true_ms=%.3f rlwrap_ms=%.3f overhead_ms=%.3f\n", t, w, w - t
 }'

@@ -13,9 +13,10 @@ cc -O2 -std=gnu11 -include "$top/config.h" -iquote "$top/lib" $(pkg-config --cfl
 	-o "$bin" "$top/bench/store_bench.c" "$top/lib/librlwrap.a" \
 	$(pkg-config --libs jansson sqlite3 libbsd-overlay inih) -lm
 rm -f "$BENCH_DIR"/store-*.db*
-"$bin" gate "$BENCH_DIR/store-gate.db" "$N"
-"$bin" record "$BENCH_DIR/store-record.db" "$N"
-"$bin" writers "$BENCH_DIR/store-writers.db" $((N / 4)) 8
+out="$BENCH_DIR/store-bench.out"
+"$bin" gate "$BENCH_DIR/store-gate.db" "$N" | tee "$out"
+"$bin" record "$BENCH_DIR/store-record.db" "$N" | tee -a "$out"
+"$bin" writers "$BENCH_DIR/store-writers.db" $((N / 4)) 8 | tee -a "$out"
 
 # Whole processes: median wall time of N/10 runs each.
 median_ms() {
@@ -37,3 +38,7 @@ P=$((N / 10))
 printf 'process: rlwrap --version                    median %s ms\n' "$(median_ms $P "$RLWRAP" --version)"
 printf 'process: rlwrap wait --timeout 0 (refusal)   median %s ms\n' "$(median_ms $P "$RLWRAP" wait --timeout 0 claude)"
 printf 'process: rlwrap record (run write)           median %s ms\n' "$(median_ms $P "$RLWRAP" record --account other "$stream")"
+# For bench/run-all.sh: one machine-readable line.
+awk '/^refusing gate/ { g = $(NF - 6) } /^run record/ { r = $(NF - 6) }
+	/records\/s/ { for (i = 1; i < NF; i++) if ($(i + 1) == "records/s") n = $i; w = $1 }
+	END { printf "RESULT store gate_us=%s record_us=%s writers=%s records_per_s=%s\n", g, r, w, n }' "$out"
