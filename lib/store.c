@@ -266,6 +266,49 @@ open_db(struct store *store, const struct store_options *opts, struct store_erro
 	return true;
 }
 
+/* The journal mode in force ("wal", "delete", ...); false when it cannot be read. */
+static bool
+journal_mode(struct store *store, char *mode, size_t size, int *rc)
+{
+	sqlite3_stmt *st;
+
+	*rc = sqlite3_prepare_v2(store->db, "PRAGMA journal_mode", -1, &st, NULL);
+	if (*rc != SQLITE_OK)
+		return false;
+	if ((*rc = sqlite3_step(st)) == SQLITE_ROW)
+		column_text(st, 0, mode, size);
+	sqlite3_finalize(st);
+	return *rc == SQLITE_ROW;
+}
+
+/*
+ * Switching to WAL needs the database to itself, and SQLite answers BUSY at
+ * once (without the busy handler) when that would deadlock with another
+ * opener doing the same; so the switch is retried for the busy timeout, and
+ * skipped when another process already made it.
+ */
+static bool
+enable_wal(struct store *store, int timeout_ms, struct store_error *err)
+{
+	char mode[16] = "";
+	int rc = SQLITE_OK;
+
+	for (int waited = 0; !journal_mode(store, mode, sizeof(mode), &rc) || strcmp(mode, "wal") != 0;
+	    waited += 20) {
+		if (rc == SQLITE_ROW)
+			rc = sqlite3_exec(store->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+		if (rc == SQLITE_OK && journal_mode(store, mode, sizeof(mode), &rc) && strcmp(mode, "wal") != 0)
+			return set_error(err, STORE_ERR_IO, "%s: the journal mode stays %s, not wal",
+			    store->path, mode);
+		if (rc != SQLITE_OK && rc != SQLITE_ROW &&
+		    ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || waited >= timeout_ms))
+			return db_error(err, store->path, store->db, rc, "enabling WAL");
+		if (rc != SQLITE_ROW)
+			sqlite3_sleep(20);
+	}
+	return exec_sql(store, "PRAGMA synchronous = NORMAL", "enabling WAL", err);
+}
+
 bool
 store_open(const struct store_options *opts, struct store **out, struct store_error *err)
 {
@@ -301,7 +344,7 @@ store_open(const struct store_options *opts, struct store **out, struct store_er
 		*out = store;
 		return true;
 	}
-	if (!exec_sql(store, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", "enabling WAL", err) ||
+	if (!enable_wal(store, opts->busy_timeout_ms, err) ||
 	    (store->version < STORE_SCHEMA_VERSION && !migrate(store, err)))
 		goto fail;
 	*out = store;
