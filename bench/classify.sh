@@ -31,3 +31,7 @@ printf 'speed-up vs jq: %sx; time vs grep: %sx\n' \
 	"$(awk -v a="$t_jq" -v b="$t_rl" 'BEGIN{printf "%.1f", a/b}')" \
 	"$(awk -v a="$t_rl" -v b="$t_grep" 'BEGIN{printf "%.2f", a/b}')"
 printf 'peak RSS: %s KiB on the stream, %s KiB on a 512 MiB single line\n' "$rss" "$rss_line"
+# For bench/run-all.sh: one machine-readable line.
+awk -v m="$mb" -v r="$t_rl" -v j="$t_jq" -v g="$t_grep" -v rs="$rss" -v rl="$rss_line" 'BEGIN {
+	printf "RESULT classify mib=%s rlwrap_s=%s jq_s=%s grep_s=%s rlwrap_mibs=%.0f jq_mibs=%.0f grep_mibs=%.0f rss_stream_kib=%s rss_line_kib=%s\n",
+		m, r, j, g, m / r, m / j, m / g, rs, rl }'

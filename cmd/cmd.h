@@ -64,5 +64,34 @@ bool opt_duration(const struct cmd_entry *entry, const char *name, const char *s
 
 /* The clock: RLWRAP_TEST_NOW (tests only, epoch or ISO) or the real time. */
 time_t cmd_now(void);
+/* The same clock with its fraction of a second. */
+double cmd_now_precise(void);
+
+/* The state-file subcommands (cmd/state.c helpers, one file per verb). */
+extern const struct cmd_entry cmd_status_entry, cmd_reset_entry, cmd_trip_entry, cmd_wait_entry,
+    cmd_record_entry, cmd_history_entry, cmd_recover_entry;
+struct config;
+struct store;
+struct breaker_key;
+/* Loads rlwrap.conf(5); on an error prints it and returns false. */
+bool cmd_load_config(struct config *cfg);
+/* Opens the state file; on an error prints one line and returns NULL.
+ * read_only_fallback: retry read-only when the file is not writable. */
+struct store *cmd_open_store(const struct config *cfg, bool read_only_fallback);
+/* KEY, with the account resolved as the wrapper would when it names none;
+ * a usage error (printed) on a bad key. */
+bool cmd_parse_key(const struct cmd_entry *entry, const struct config *cfg, const char *text,
+    struct breaker_key *key);
+/* "2026-11-30T16:00:00Z (17:00 CET, in 4h)". */
+void cmd_format_reset(double t, time_t now, char *buf, size_t size);
+/* "2026-11-30T17:00:00+01:00": the local time of t. */
+void cmd_format_local(double t, char *buf, size_t size);
+
+/* history and recover */
+struct run_row;
+/* --since: a duration back from now, or a time. */
+bool cmd_parse_since(const struct cmd_entry *entry, const char *s, time_t now, double *since);
+/* "#12 2026-11-30T11:00:00Z claude/opus usage-limit resets ... exit=1 /cwd: argv". */
+void cmd_format_run_line(const struct run_row *r, char *buf, size_t size);
 
 #endif

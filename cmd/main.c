@@ -8,12 +8,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_run_entry,
 	&cmd_classify_failure_entry,
+	&cmd_record_entry,
+	&cmd_status_entry,
+	&cmd_reset_entry,
+	&cmd_trip_entry,
+	&cmd_wait_entry,
+	&cmd_recover_entry,
+	&cmd_history_entry,
 	&cmd_help_entry,
 	NULL
 };
@@ -24,8 +32,10 @@ dispatch(const struct cmd_entry *entry, int argc, char **argv)
 	struct args args;
 	int rc;
 
-	if (!args_parse(entry, argc, argv, &args))
+	if (!args_parse(entry, argc, argv, &args)) {
+		args_free(&args);
 		return EXIT_USAGE;
+	}
 	rc = entry->exec(&args);
 	args_free(&args);
 	return rc;
@@ -39,6 +49,7 @@ main(int argc, char **argv)
 	const struct cmd_entry *entry;
 
 	setprogname("rlwrap");
+	setproctitle_init(argc, argv, environ);
 	if (argc < 2) {
 		fprintf(stderr, "usage: rlwrap [options] [--] command [arg ...]\n"
 		    "       rlwrap help\n");

@@ -1,21 +1,790 @@
-/* rlwrap [options] [--] command [arg ...]: the wrapper (placeholder). */
+/*
+ * rlwrap [run] [options] [--] command [arg ...]: the wrapper.
+ *
+ * Invisible when nothing goes wrong: the child's bytes pass through as they
+ * arrive, its exit status (or fatal signal) becomes ours, signals reach it.
+ * On the side, the same bytes feed the streaming classifier, whose verdict
+ * goes to --signal-file, the run history and the breakers (cmd/run_gate.c,
+ * which also refuses or waits before the spawn), and, when it trips a
+ * breaker, one line on stderr.  --retry runs it again after a limit that
+ * struck before any real output, holding stdout back until then.
+ */
 #include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "ansi.h"
+#include "child.h"
+#include "classify.h"
 #include "cmd.h"
+#include "detect.h"
+#include "linemerge.h"
+#include "run.h"
+#include "tapqueue.h"
+#include "tty.h"
+
+enum {
+	OPT_RAW_STREAM = OPT_LONG_BASE, OPT_SIGNAL_FILE, OPT_FORCE, OPT_PTY, OPT_NO_PTY
+};
+
+static const struct option run_longopts[] = {
+	{ "family", required_argument, NULL, 'f' },
+	{ "model", required_argument, NULL, 'm' },
+	{ "account", required_argument, NULL, 'a' },
+	{ "wait", optional_argument, NULL, 'w' },
+	{ "retry", optional_argument, NULL, 'r' },
+	{ "raw-stream", required_argument, NULL, OPT_RAW_STREAM },
+	{ "signal-file", required_argument, NULL, OPT_SIGNAL_FILE },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "pty", no_argument, NULL, OPT_PTY },
+	{ "no-pty", no_argument, NULL, OPT_NO_PTY },
+	{ NULL, 0, NULL, 0 },
+};
+
+#define WAIT_MAX_DEFAULT (6 * 3600.0)
+#define RETRY_DEFAULT 3
+/* --retry holds stdout back at most this much; past it, it gives up. */
+#define HOLD_MAX (8 * 1024 * 1024)
+/* A retry after a limit that stated no reset: this, doubled per attempt. */
+#define RETRY_BACKOFF 5.0
+
+enum pty_choice { PTY_AUTO, PTY_ON, PTY_OFF };
+
+/* The tap's state: merged output to --raw-stream and the classifier. */
+struct run_tap {
+	struct classifier *cls;
+	struct line_merge merge;
+	bool async;                       /* classify on a worker thread (tapqueue.h) */
+	struct tap_queue *queue;          /* started at the first chunk, after the fork */
+	int raw_fd;                       /* -1 when not writing */
+	const char *raw_path;
+	bool strip_screen;                /* pty mode: scan screen text */
+	bool live_clock;                  /* resolve resets against the time they are seen */
+	struct ansi_strip strip;
+	/* Watching for the first real output (PROBE or --retry): the classifier
+	 * is fed here, synchronously, so this is seen in the chunk it arrives. */
+	bool watch_output;
+	struct child_hold *hold;          /* --retry: release it then */
+	struct run_breaker *breaker;      /* PROBE: close the breakers then */
+	const struct run_identity *id;
+	char scratch[16 * 1024];
+};
+
+static struct term_mode run_term;
+
+static void
+restore_terminal(void)
+{
+	term_restore(&run_term);
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	char *d;
+
+	if (s == NULL)
+		return NULL;
+	if ((d = strdup(s)) == NULL)
+		err(EXIT_INTERNAL, "strdup");
+	return d;
+}
+
+static void
+copy_command(struct run_opts *o, char **operands, int count)
+{
+	o->argc = count;
+	o->argv = reallocarray(NULL, (size_t)count + 1, sizeof(*o->argv));
+	if (o->argv == NULL)
+		err(EXIT_INTERNAL, "reallocarray");
+	for (int i = 0; i < count; i++)
+		o->argv[i] = dup_or_null(operands[i]);
+	o->argv[count] = NULL;
+}
+
+static void
+run_opts_free(struct run_opts *o)
+{
+	for (int i = 0; i < o->argc; i++)
+		free(o->argv[i]);
+	free(o->argv);
+	free(o->family);
+	free(o->model);
+	free(o->account);
+	free(o->raw_stream);
+	free(o->signal_file);
+}
+
+static bool
+parse_wait_retry(const struct args *args, struct run_opts *o)
+{
+	const struct cmd_entry *self = &cmd_run_entry;
+	const char *v;
+
+	o->wait_max = WAIT_MAX_DEFAULT;
+	o->retry_max = RETRY_DEFAULT;
+	if ((o->wait = args_has(args, 'w')) && *(v = args_get(args, 'w')) != '\0' &&
+	    !opt_duration(self, "--wait", v, &o->wait_max))
+		return false;
+	if ((o->retry = args_has(args, 'r')) && *(v = args_get(args, 'r')) != '\0' &&
+	    !opt_int(self, "--retry", v, 0, 100, &o->retry_max))
+		return false;
+	return true;
+}
+
+/* Fills o from the parsed options; false after a usage error. */
+static bool
+parse_run_opts(const struct args *args, struct run_opts *o)
+{
+	const struct cmd_entry *self = &cmd_run_entry;
+	const char *family = args_get(args, 'f');
+
+	memset(o, 0, sizeof(*o));
+	if (family != NULL && !family_known(family)) {
+		usage_error(self, "--family %s: not a family (%s)", family, family_list());
+		return false;
+	}
+	if (args_has(args, OPT_PTY) && args_has(args, OPT_NO_PTY)) {
+		usage_error(self, "--pty and --no-pty exclude each other");
+		return false;
+	}
+	if (!parse_wait_retry(args, o))
+		return false;
+	o->family = dup_or_null(family);
+	o->model = dup_or_null(args_get(args, 'm'));
+	o->account = dup_or_null(args_get(args, 'a'));
+	o->raw_stream = dup_or_null(args_get(args, OPT_RAW_STREAM));
+	o->signal_file = dup_or_null(args_get(args, OPT_SIGNAL_FILE));
+	o->force = args_has(args, OPT_FORCE);
+	o->quiet = args_has(args, 'q');
+	o->pty = args_has(args, OPT_PTY) ? PTY_ON : args_has(args, OPT_NO_PTY) ? PTY_OFF : PTY_AUTO;
+	copy_command(o, args->operands, args->count);
+	return true;
+}
+
+/* The config's [family.NAME] commands, for detection. */
+static const struct command_family *
+config_command_map(const struct config *cfg, size_t *len)
+{
+	*len = cfg->command_map_len;
+	return cfg->command_map;
+}
+
+static void
+identify(const struct run_opts *o, const struct config *cfg, struct run_identity *id)
+{
+	const struct command_family *map;
+	size_t map_len;
+
+	memset(id, 0, sizeof(*id));
+	id->command = detect_command_name(o->argv);
+	if (o->family != NULL) {
+		strlcpy(id->family, o->family, sizeof(id->family));
+	} else {
+		map = config_command_map(cfg, &map_len);
+		detect_family(o->argv, map, map_len, id->family, sizeof(id->family));
+	}
+	id->family_given = strcmp(id->family, "generic") != 0 || o->family != NULL;
+	if (o->model != NULL)
+		strlcpy(id->model, o->model, sizeof(id->model));
+	else
+		detect_model(o->argv, id->family, id->model, sizeof(id->model));
+	config_resolve_account(cfg, id->family, o->account, id->account, sizeof(id->account));
+}
+
+/* ---- the tap: raw stream and classifier ---- */
+
+static void
+raw_write(struct run_tap *t, const char *buf, size_t len)
+{
+	while (t->raw_fd >= 0 && len > 0) {
+		ssize_t n = write(t->raw_fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			warn("--raw-stream %s", t->raw_path);
+			close(t->raw_fd);
+			t->raw_fd = -1;
+			return;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+static void
+classify_screen(struct run_tap *t, const char *buf, size_t len)
+{
+	while (len > 0) {
+		size_t chunk = len < sizeof(t->scratch) ? len : sizeof(t->scratch);
+		size_t n = ansi_strip(&t->strip, buf, chunk, t->scratch);
+
+		classifier_feed(t->cls, t->scratch, n);
+		buf += chunk;
+		len -= chunk;
+	}
+}
+
+/* The first real model output: the probe has its evidence, and a --retry
+ * run can no longer be redone, so what it held back goes out. */
+static void
+output_began(struct run_tap *t)
+{
+	t->watch_output = false;
+	if (t->hold != NULL)
+		t->hold->release = true;
+	if (t->breaker != NULL)
+		probe_output_seen(t->breaker, t->id);
+}
+
+static void
+merged_output(const char *buf, size_t len, void *arg)
+{
+	struct run_tap *t = arg;
+
+	raw_write(t, buf, len);
+	if (t->live_clock)
+		classifier_set_now(t->cls, time(NULL));
+	if (t->strip_screen)
+		classify_screen(t, buf, len);
+	else
+		classifier_feed(t->cls, buf, len);
+	if (t->watch_output && classifier_saw_output(t->cls))
+		output_began(t);
+}
+
+static void
+consume_chunk(int stream, const char *buf, size_t len, void *arg)
+{
+	struct run_tap *t = arg;
+
+	line_merge_feed(&t->merge, stream, buf, len);
+}
+
+/* The relay's side: classify on the worker, or here when there is none. */
+static void
+tap_output(enum child_stream stream, const char *buf, size_t len, void *arg)
+{
+	struct run_tap *t = arg;
+
+	if (t->async && t->queue == NULL && (t->queue = tap_queue_new(consume_chunk, t)) == NULL)
+		t->async = false;
+	if (t->queue != NULL)
+		tap_queue_push(t->queue, (int)stream, buf, len);
+	else
+		consume_chunk((int)stream, buf, len, t);
+}
+
+/* Opens FILE for writing, before the child runs (a failure is ours: 125). */
+static int
+open_output(const char *option, const char *path)
+{
+	int fd;
+
+	if (path == NULL)
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		err(EXIT_INTERNAL, "%s %s", option, path);
+	return fd;
+}
+
+static void
+tap_init(struct run_tap *t, const struct run_opts *o, const struct run_identity *id, int raw_fd,
+    time_t now)
+{
+	memset(t, 0, sizeof(*t));
+	t->cls = classifier_new(id->family_given ? id->family : NULL, now);
+	if (t->cls == NULL)
+		err(EXIT_INTERNAL, "classifier");
+	line_merge_init(&t->merge, merged_output, t);
+	ansi_strip_init(&t->strip);
+	t->async = true;
+	t->live_clock = getenv("RLWRAP_TEST_NOW") == NULL || *getenv("RLWRAP_TEST_NOW") == '\0';
+	t->raw_path = o->raw_stream;
+	t->raw_fd = raw_fd;
+	t->id = id;
+}
+
+/* The raw stream stays open across --retry attempts: it gets them all. */
+static void
+tap_free(struct run_tap *t)
+{
+	tap_queue_free(t->queue);
+	line_merge_free(&t->merge);
+	classifier_free(t->cls);
+}
+
+/* ---- the verdict ---- */
+
+void
+format_iso_ms(const struct timespec *t, char *buf, size_t size)
+{
+	struct tm tm;
+	time_t secs = t->tv_sec;
+	char base[32];
+
+	gmtime_r(&secs, &tm);
+	strftime(base, sizeof(base), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, size, "%s.%03ldZ", base, t->tv_nsec / 1000000L);
+}
+
+static long long
+elapsed_ms(const struct timespec *a, const struct timespec *b)
+{
+	return (long long)(b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000L;
+}
+
+static json_t *
+signal_file_json(const struct run_opts *o, const struct run_identity *id, const struct run_result *r)
+{
+	json_t *obj = signal_to_json(&r->sig, r->now), *argv = json_array();
+	char when[48];
+
+	for (int i = 0; i < o->argc; i++)
+		json_array_append_new(argv, json_string(o->argv[i]));
+	json_object_set_new(obj, "account", json_string(id->account));
+	json_object_set_new(obj, "argv", argv);
+	format_iso_ms(&r->started, when, sizeof(when));
+	json_object_set_new(obj, "started_at", json_string(when));
+	format_iso_ms(&r->ended, when, sizeof(when));
+	json_object_set_new(obj, "ended_at", json_string(when));
+	json_object_set_new(obj, "duration_ms", json_integer(elapsed_ms(&r->started, &r->ended)));
+	json_object_set_new(obj, "exit_code",
+	    r->term_signal != 0 ? json_null() : json_integer(r->exit_code));
+	json_object_set_new(obj, "term_signal",
+	    r->term_signal != 0 ? json_integer(r->term_signal) : json_null());
+	json_object_set_new(obj, "refused", json_false());
+	json_object_set_new(obj, "run_id", r->run_id != 0 ? json_integer(r->run_id) : json_null());
+	json_object_set_new(obj, "attempts", json_integer(r->attempts));
+	return obj;
+}
+
+void
+write_json_file(const char *option, const char *path, json_t *obj)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	FILE *f;
+
+	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
+		warn("%s %s", option, path);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	if (json_dumpf(obj, f, JSON_COMPACT | JSON_PRESERVE_ORDER) < 0 || fputc('\n', f) == EOF ||
+	    fclose(f) == EOF)
+		warn("%s %s", option, path);
+}
+
+static void
+write_signal_file(const struct run_opts *o, const struct run_identity *id, const struct run_result *r)
+{
+	json_t *obj;
+
+	if (o->signal_file == NULL)
+		return;
+	obj = signal_file_json(o, id, r);
+	write_json_file("--signal-file", o->signal_file, obj);
+	json_decref(obj);
+}
+
+/* Fills in what the stream did not say from what the command line did. */
+static void
+finish_verdict(struct run_tap *t, const struct run_opts *o, const struct run_identity *id,
+    struct run_result *r)
+{
+	tap_queue_free(t->queue);
+	t->queue = NULL;
+	line_merge_finish(&t->merge);
+	classifier_finish(t->cls, r->exit_code, &r->sig);
+	classifier_usage(t->cls, &r->usage);
+	r->saw_output = classifier_saw_output(t->cls);
+	if (o->model != NULL || (r->sig.model[0] == '\0' && id->model[0] != '\0'))
+		strlcpy(r->sig.model, id->model, sizeof(r->sig.model));
+	if (id->family_given)
+		strlcpy(r->sig.family, id->family, sizeof(r->sig.family));
+}
+
+/* "rlwrap: claude: usage-limit, resets 2026-11-30T18:30:00Z (in 4h30m, provider)" */
+static void
+note_trip(const struct run_opts *o, const struct run_result *r)
+{
+	const struct fail_signal *s = &r->sig;
+	char when[40], left[32];
+
+	if (o->quiet || !reason_trips_by_default(s->reason))
+		return;
+	if (s->resets_at <= 0) {
+		warnx("%s: %s (no reset time stated)", s->family, reason_name(s->reason));
+		return;
+	}
+	format_utc_iso(s->resets_at, when, sizeof(when));
+	format_duration_short(s->resets_at - (double)r->now, left, sizeof(left));
+	warnx("%s: %s, resets %s (in %s, %s)", s->family, reason_name(s->reason), when, left,
+	    reset_source_name(s->reset_source));
+}
+
+/* The way the child ended becomes ours: returns its exit code, or raises
+ * its fatal signal on rlwrap (core dumps off), falling back to 128+n. */
+static int
+end_like_child(const struct run_result *r)
+{
+	struct rlimit no_core = { 0, 0 };
+	sigset_t sig;
+
+	restore_terminal();
+	if (r->term_signal == 0)
+		return r->exit_code;
+	fflush(NULL);
+	signal(r->term_signal, SIG_DFL);
+	setrlimit(RLIMIT_CORE, &no_core);
+	sigemptyset(&sig);
+	sigaddset(&sig, r->term_signal);
+	sigprocmask(SIG_UNBLOCK, &sig, NULL);
+	raise(r->term_signal);
+	return 128 + r->term_signal;
+}
+
+/* ---- running ---- */
+
+static bool
+want_pty(const struct run_opts *o)
+{
+	if (o->pty != PTY_AUTO)
+		return o->pty == PTY_ON;
+	return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+}
+
+/* A closed 0, 1 or 2 would be taken by our pipes or the state file: park
+ * /dev/null there. */
+static void
+ensure_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF &&
+		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) < 0)
+			err(EXIT_INTERNAL, "/dev/null");
+}
+
+static void
+exec_failed(const struct run_opts *o, const struct child *c, struct run_result *r)
+{
+	if (c->error == ENOENT)
+		warnx("%s: command not found", o->argv[0]);
+	else
+		warnx("%s: %s", o->argv[0], strerror(c->error));
+	r->exit_code = exec_error_exit_code(c->error);
+}
+
+/* Spawns, relays and reaps; fills r with how the child ended. */
+static void
+run_child(const struct run_opts *o, const struct run_identity *id, struct child_spec *spec,
+    struct run_result *r)
+{
+	struct child c;
+
+	switch (child_spawn(&c, spec)) {
+	case SPAWN_FAILED:
+		errno = c.error;
+		err(EXIT_INTERNAL, "cannot run %s", o->argv[0]);
+	case SPAWN_EXEC_FAILED:
+		exec_failed(o, &c, r);
+		return;
+	case SPAWN_OK:
+		break;
+	}
+	setproctitle("%s (pid %d)", id->command, (int)c.pid);
+	if (spec->use_pty && isatty(STDIN_FILENO) && term_enter_raw(&run_term, STDIN_FILENO) == 0)
+		spec->term = &run_term;
+	if (child_pump(&c, spec) < 0) {
+		kill(c.pid, SIGKILL);
+		err(EXIT_INTERNAL, "relaying %s", o->argv[0]);
+	}
+	r->status = c.status;
+	r->exit_code = wait_status_exit_code(c.status);
+	r->term_signal = wait_status_signal(c.status);
+}
+
+static void
+spec_init(struct child_spec *spec, const struct run_opts *o, struct run_tap *tap)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->argv = o->argv;
+	spec->use_pty = want_pty(o);
+	spec->stderr_on_pty = isatty(STDERR_FILENO);
+	spec->drain_ms = CHILD_DRAIN_MS;
+	spec->tap = tap_output;
+	spec->tap_arg = tap;
+	tap->strip_screen = spec->use_pty;
+}
+
+/* ---- attempts and --retry ---- */
+
+/* One wrapper process: its options, who runs, the breakers, the files. */
+struct run_ctx {
+	struct run_opts o;
+	struct run_identity id;
+	struct run_breaker b;
+	int raw_fd;
+	bool retry_ok;             /* --retry, and stdin can be given again */
+	struct child_hold hold;    /* this attempt's held-back stdout */
+};
+
+/* Stdin can be given to a second attempt: a terminal, /dev/null, or a
+ * regular file (rewound).  A pipe's bytes would be gone. */
+static bool
+stdin_replayable(void)
+{
+	struct stat st, null;
+
+	if (isatty(STDIN_FILENO))
+		return true;
+	if (fstat(STDIN_FILENO, &st) != 0)
+		return false;
+	if (S_ISREG(st.st_mode))
+		return true;
+	return S_ISCHR(st.st_mode) && stat("/dev/null", &null) == 0 && st.st_rdev == null.st_rdev;
+}
+
+/* Writes out what is still held (the run that stands), or drops it. */
+static void
+hold_end(struct child_hold *h, bool write_out)
+{
+	const char *p = h->buf;
+	size_t left = h->len;
+
+	while (write_out && left > 0) {
+		ssize_t n = write(STDOUT_FILENO, p, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		p += n;
+		left -= (size_t)n;
+	}
+	free(h->buf);
+	memset(h, 0, sizeof(*h));
+}
+
+/* Holds stdout back while a retry is still possible; watches for the
+ * first real output when holding or probing. */
+static void
+attempt_watch(struct run_ctx *x, const struct run_result *r, struct run_tap *tap,
+    struct child_spec *spec)
+{
+	memset(&x->hold, 0, sizeof(x->hold));
+	if (x->retry_ok && !spec->use_pty && r->attempts <= x->o.retry_max) {
+		x->hold.holding = true;
+		x->hold.max = HOLD_MAX;
+		spec->hold = tap->hold = &x->hold;
+		tap->watch_output = true;
+	}
+	if (x->b.probing) {
+		tap->breaker = &x->b;
+		tap->watch_output = true;
+	}
+	/* Watching acts in the chunk the output arrives in: classify right here. */
+	tap->async = !tap->watch_output;
+}
+
+static void
+run_attempt(struct run_ctx *x, struct run_result *r)
+{
+	struct run_tap tap;
+	struct child_spec spec;
+	int attempts = r->attempts;
+
+	memset(r, 0, sizeof(*r));
+	r->attempts = attempts + 1;
+	r->now = cmd_now();
+	tap_init(&tap, &x->o, &x->id, x->raw_fd, r->now);
+	spec_init(&spec, &x->o, &tap);
+	attempt_watch(x, r, &tap, &spec);
+	if (child_signals_catch() < 0)
+		err(EXIT_INTERNAL, "signals");
+	clock_gettime(CLOCK_REALTIME, &r->started);
+	r->clock_started = run_clock(&x->b);
+	run_child(&x->o, &x->id, &spec, r);
+	clock_gettime(CLOCK_REALTIME, &r->ended);
+	r->clock_ended = run_clock(&x->b);
+	child_signals_release();
+	restore_terminal();
+	r->now = cmd_now();
+	finish_verdict(&tap, &x->o, &x->id, r);
+	tap_free(&tap);
+	record_after_run(&x->b, &x->o, &x->id, r);
+}
+
+/* The reset to wait for before a retry: the signal's, the breaker's after
+ * recording when later, else a backoff. */
+static double
+retry_wake(const struct run_ctx *x, const struct run_result *r, double now)
+{
+	double wake = r->sig.resets_at;
+	enum breaker_change c = r->outcome.change;
+
+	if (r->run_id != 0 && c != CHANGE_NONE && c != CHANGE_CLOSED && r->outcome.breaker.resets_at > wake)
+		wake = r->outcome.breaker.resets_at;
+	return wake > now ? wake : now + ldexp(RETRY_BACKOFF, r->attempts - 1);
+}
+
+/* Whether to run again: a limit before any real output, attempts left,
+ * and the reset within the --wait budget.  *wake is when. */
+static bool
+want_retry(const struct run_ctx *x, const struct run_result *r, double *wake)
+{
+	enum reason reason = r->sig.reason;
+	double now = run_clock(&x->b);
+	char left[32];
+
+	if (!x->retry_ok || r->attempts > x->o.retry_max || r->saw_output || x->hold.overflowed ||
+	    r->term_signal != 0)
+		return false;
+	if (reason != REASON_RATE_LIMIT && reason != REASON_USAGE_LIMIT && reason != REASON_OVERLOADED)
+		return false;
+	*wake = retry_wake(x, r, now);
+	format_duration_short(*wake - now, left, sizeof(left));
+	if (*wake - now > x->o.wait_max) {
+		if (!x->o.quiet)
+			warnx("%s: %s; not retrying: the reset is in %s, beyond the --wait budget",
+			    x->id.family, reason_name(reason), left);
+		return false;
+	}
+	if (!x->o.quiet)
+		warnx("%s: %s before any output; retrying in %s (attempt %d of %lld)", x->id.family,
+		    reason_name(reason), left, r->attempts + 1, x->o.retry_max + 1);
+	return true;
+}
+
+/* Waits for the retry and passes the gate again: -1 to run, else the
+ * attempt that stands is final (*exit_rc >= 0 when it was interrupted). */
+static bool
+retry_prepare(struct run_ctx *x, double wake, int *exit_rc)
+{
+	double now = run_clock(&x->b);
+	int rc;
+
+	*exit_rc = -1;
+	rc = wait_plain(&x->b, &x->o, &x->id, "retry", wake + breaker_jitter(wake - now));
+	if (rc < 0 && !x->o.force)
+		rc = gate_before_spawn(&x->b, &x->o, &x->id, x->o.wait_max);
+	if (rc == EXIT_REFUSED)
+		return false;
+	if (rc >= 0) {
+		*exit_rc = rc;
+		return false;
+	}
+	hold_end(&x->hold, false);
+	if (lseek(STDIN_FILENO, 0, SEEK_SET) < 0 && errno != ESPIPE)
+		warn("--retry: rewinding stdin");
+	return true;
+}
+
+/* The config's [wrapper] defaults, for what the command line left unsaid. */
+static void
+apply_config(struct run_opts *o, const struct config *cfg, const struct args *args)
+{
+	if (!args_has(args, 'w') && cfg->wrapper_wait >= 0) {
+		o->wait = true;
+		o->wait_max = cfg->wrapper_wait;
+	}
+	if (!args_has(args, 'r') && cfg->wrapper_retry > 0) {
+		o->retry = true;
+		o->retry_max = cfg->wrapper_retry;
+	}
+	o->quiet = o->quiet || cfg->wrapper_quiet;
+	if (o->pty == PTY_AUTO && cfg->wrapper_pty != PTY_SETTING_AUTO)
+		o->pty = cfg->wrapper_pty == PTY_SETTING_ON ? PTY_ON : PTY_OFF;
+}
+
+static bool
+run_setup(struct args *args, struct run_ctx *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->raw_fd = -1;
+	if (!parse_run_opts(args, &x->o))
+		return false;
+	ensure_std_fds();
+	if (!run_breaker_init(&x->b)) {
+		run_opts_free(&x->o);
+		exit(EXIT_INTERNAL);
+	}
+	apply_config(&x->o, &x->b.cfg, args);
+	identify(&x->o, &x->b.cfg, &x->id);
+	x->retry_ok = x->o.retry && x->o.retry_max > 0;
+	if (x->retry_ok && !stdin_replayable()) {
+		x->retry_ok = false;
+		if (!x->o.quiet)
+			warnx("--retry: stdin is not a terminal, /dev/null or a file, so it cannot be "
+			    "given again: not retrying");
+	}
+	return true;
+}
+
+static void
+run_cleanup(struct run_ctx *x)
+{
+	if (x->raw_fd >= 0)
+		close(x->raw_fd);
+	run_breaker_close(&x->b);
+	run_opts_free(&x->o);
+}
 
 static int
 run_exec(struct args *args)
 {
-	warnx("the wrapper is not built yet");
-	return EXIT_INTERNAL;
+	struct run_ctx x;
+	struct run_result r;
+	int rc = -1, signal_fd;
+	double wake;
+
+	if (!run_setup(args, &x))
+		return EXIT_USAGE;
+	if ((rc = run_breaker_open(&x.b, &x.o, &x.id)) < 0 && !x.o.force)
+		rc = gate_before_spawn(&x.b, &x.o, &x.id, x.o.wait ? x.o.wait_max : -1);
+	if (rc >= 0) {
+		run_cleanup(&x);
+		return rc;
+	}
+	/* Both files are opened before any spawn: a failure is ours (125). */
+	x.raw_fd = open_output("--raw-stream", x.o.raw_stream);
+	if ((signal_fd = open_output("--signal-file", x.o.signal_file)) >= 0)
+		close(signal_fd);
+	term_mode_init(&run_term);
+	atexit(restore_terminal);
+	memset(&r, 0, sizeof(r));
+	do
+		run_attempt(&x, &r);
+	while (want_retry(&x, &r, &wake) && retry_prepare(&x, wake, &rc));
+	signal(SIGPIPE, SIG_IGN);
+	hold_end(&x.hold, true);
+	write_signal_file(&x.o, &x.id, &r);
+	note_trip(&x.o, &r);
+	run_cleanup(&x);
+	return rc >= 0 ? rc : end_like_child(&r);
 }
 
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
-	.optstring = "",
+	.optstring = "f:m:a:w::r::q",
+	.longopts = run_longopts,
 	.lower = 1,
 	.upper = -1,
-	.usage = "[run] [options] [--] command [arg ...]",
+	.usage = "[run] [-q] [-f family] [-m model] [-a account] [-w[max]] [-r[n]] [--force]\n"
+	    "       [--raw-stream file] [--signal-file file] [--pty | --no-pty] [--] command [arg ...]",
 	.summary = "run a command under the breakers and classify how it ended",
 	.exec = run_exec,
 };

@@ -150,6 +150,18 @@ opt_duration(const struct cmd_entry *entry, const char *name, const char *s, dou
 	return false;
 }
 
+double
+cmd_now_precise(void)
+{
+	const char *s = getenv("RLWRAP_TEST_NOW");
+	struct timespec ts;
+
+	/* Sub-second, so runs started within one second keep their order. */
+	if ((s != NULL && *s != '\0') || clock_gettime(CLOCK_REALTIME, &ts) != 0)
+		return (double)cmd_now();
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
 time_t
 cmd_now(void)
 {

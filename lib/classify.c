@@ -41,6 +41,9 @@ struct classifier {
 	char *stash;               /* head of a line an injected record broke in two */
 	size_t stash_len;
 	bool joining;              /* reading a line that was being written when a record cut in */
+	const char *skipped;       /* the line before, when the prefilter dropped it */
+	size_t skipped_len;
+	char *skipped_copy;        /* its bytes, once the buffer they were in is reused */
 	char *doc;                 /* a pretty-printed JSON document being gathered */
 	size_t doc_len;
 	long doc_line;
@@ -100,6 +103,7 @@ classifier_free(struct classifier *c)
 	free(c->buf);
 	free(c->stash);
 	free(c->doc);
+	free(c->skipped_copy);
 	free(c);
 }
 
@@ -487,7 +491,7 @@ static bool
 type_in(const char *v, size_t n, const char *const *list, size_t count)
 {
 	for (size_t i = 0; i < count; i++)
-		if (strlen(list[i]) == n && memcmp(list[i], v, n) == 0)
+		if (list[i][0] == v[0] && strncmp(list[i], v, n) == 0 && list[i][n] == '\0')
 			return true;
 	return false;
 }
@@ -522,7 +526,7 @@ has_injected_record(const char *s, size_t len)
 {
 	const char *p = s + 1, *end = s + len, *b;
 
-	/* memchr runs far faster than memmem, and braces are rare in prose. */
+	/* Braces are rare in prose: find them with memchr, not memmem. */
 	while (p + 8 <= end && (p = memchr(p, '{', (size_t)(end - p - 7))) != NULL) {
 		if (memcmp(p + 1, "\"type\":", 7) == 0) {
 			for (b = p - 1; b > s && (*b == ' ' || *b == '\t'); b--)
@@ -535,13 +539,29 @@ has_injected_record(const char *s, size_t len)
 	return false;
 }
 
-/* Synthetic errors are assistant records with a top-level error. */
+/* Does s hold needle, which starts with a byte that is rare in prose?
+ * memchr on that byte runs far faster than memmem. */
+static bool
+has_rare(const char *s, size_t len, const char *needle, size_t n)
+{
+	const char *p = s, *end = s + len;
+
+	while (p + n <= end && (p = memchr(p, needle[0], (size_t)(end - p) - n + 1)) != NULL) {
+		if (memcmp(p, needle, n) == 0)
+			return true;
+		p++;
+	}
+	return false;
+}
+
+/* Synthetic errors are assistant records with a top-level error, which
+ * comes after the long message content. */
 static bool
 assistant_matters(const struct classifier *c, const char *s, size_t len)
 {
 	size_t tail = len < 512 ? len : 512;
 
-	return !c->saw_output || memmem(s, len, "<synthetic>", 11) != NULL ||
+	return !c->saw_output || has_rare(s, len, "<synthetic>", 11) ||
 	    memmem(s + len - tail, tail, "\"error\":", 8) != NULL;
 }
 
@@ -556,10 +576,8 @@ line_matters(const struct classifier *c, const char *s, size_t len)
 	/* When "type" is the first key it is the top-level type: decide on it
 	 * alone, without reading the rest of a long line. */
 	if (len > 9 && memcmp(s, "{\"type\":", 8) == 0) {
-		if (type_value_matters(c, s + 7, len - 7, &assistant) ||
-		    (assistant && assistant_matters(c, s, len)))
-			return true;
-		return has_injected_record(s, len);
+		return type_value_matters(c, s + 7, len - 7, &assistant) ||
+		    (assistant && assistant_matters(c, s, len));
 	}
 	while ((p = memmem(p, (size_t)(end - p), "\"type\"", 6)) != NULL) {
 		p += 6;
@@ -567,7 +585,7 @@ line_matters(const struct classifier *c, const char *s, size_t len)
 		if (type_value_matters(c, p, (size_t)(end - p), &assistant))
 			return true;
 	}
-	if ((assistant && assistant_matters(c, s, len)) || has_injected_record(s, len))
+	if (assistant && assistant_matters(c, s, len))
 		return true;
 	return !typed && memmem(s, len, "\"error\"", 7) != NULL;
 }
@@ -615,8 +633,11 @@ handle_json_line(struct classifier *c, const char *s, size_t len)
 	json_error_t jerr;
 	json_t *v;
 
-	if (!line_matters(c, s, len))
+	if (!line_matters(c, s, len)) {
+		c->skipped = s;
+		c->skipped_len = len;
 		return;
+	}
 	v = json_loadb(s, len, 0, &jerr);
 	if (v == NULL) {
 		salvage(c, s, len);
@@ -693,6 +714,45 @@ process_line(struct classifier *c, const char *s, size_t len)
 		handle_text(c, s + i, len - i);
 }
 
+/* Keeps the skipped line's bytes before the buffer they are in is reused. */
+static void
+keep_skipped(struct classifier *c)
+{
+	char *p;
+
+	if (c->skipped == NULL || c->skipped == c->skipped_copy)
+		return;
+	if ((p = realloc(c->skipped_copy, c->skipped_len + 1)) == NULL) {
+		c->skipped = NULL;
+		return;
+	}
+	memcpy(p, c->skipped, c->skipped_len);
+	c->skipped = c->skipped_copy = p;
+}
+
+/*
+ * A record injected into a line splits it: the tail arrives as a line of
+ * its own that is not JSON.  Only then is the line before (which the
+ * prefilter may have dropped unread) searched for the injected record, so
+ * the hot path never scans for it.
+ */
+static void
+look_back_for_injection(struct classifier *c, const char *s, size_t len)
+{
+	const char *prev = c->skipped;
+	size_t i = 0;
+
+	c->skipped = NULL;
+	if (prev == NULL)
+		return;
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i < len && (s[i] == '{' || s[i] == '['))
+		return;
+	if (has_injected_record(prev, c->skipped_len))
+		salvage(c, prev, c->skipped_len);
+}
+
 /* Joins a stashed head to this line, then processes it. */
 static void
 process_joined(struct classifier *c, const char *s, size_t len)
@@ -700,6 +760,7 @@ process_joined(struct classifier *c, const char *s, size_t len)
 	char *joined;
 	size_t n;
 
+	look_back_for_injection(c, s, len);
 	if (c->stash == NULL) {
 		process_line(c, s, len);
 		return;
@@ -720,6 +781,7 @@ process_joined(struct classifier *c, const char *s, size_t len)
 	c->joining = true;
 	process_line(c, joined, n);
 	c->joining = false;
+	keep_skipped(c);
 	free(joined);
 }
 
@@ -768,10 +830,12 @@ classifier_feed(struct classifier *c, const char *buf, size_t len)
 		} else {
 			buffer_append(c, p, n);
 			process_joined(c, c->buf, c->len);
+			keep_skipped(c);
 			c->len = c->dropped = 0;
 		}
 		p = nl + 1;
 	}
+	keep_skipped(c);
 	if (p < end)
 		buffer_append(c, p, (size_t)(end - p));
 }

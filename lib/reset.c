@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "reset.h"
+#include "textutil.h"
 #include "timeparse.h"
 
 /* Beyond a year ahead a reset is absurd rather than merely long. */
@@ -76,41 +77,24 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-static char ascii_lower(char c)
-{
-	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
-
-static size_t ci_prefix(const char *s, size_t len, const char *word)
-{
-	size_t n = strlen(word);
-
-	if (n > len)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (ascii_lower(s[i]) != ascii_lower(word[i]))
-			return 0;
-	return n;
-}
-
 /* A whole word: the match must not run on into letters or digits. */
 static size_t ci_word(const char *s, size_t len, const char *word)
 {
-	size_t n = ci_prefix(s, len, word);
+	size_t n = prefix_nocase(s, len, word);
 
 	return (n == 0 || (n < len && is_alnum(s[n]))) ? 0 : n;
 }
 
 static bool ci_equal(const char *s, size_t n, const char *word)
 {
-	return strlen(word) == n && ci_prefix(s, n, word) == n;
+	return strlen(word) == n && prefix_nocase(s, n, word) == n;
 }
 
 static bool ci_ends_with(const char *s, size_t n, const char *suffix)
 {
 	size_t k = strlen(suffix);
 
-	return n >= k && ci_prefix(s + n - k, k, suffix) == k;
+	return n >= k && prefix_nocase(s + n - k, k, suffix) == k;
 }
 
 static size_t skip_blanks(const char *s, size_t len, size_t i)
@@ -196,7 +180,7 @@ static struct field_rule field_rule_for(const char *name, size_t n)
 		if (ci_equal(name, n, exact_fields[k].name))
 			return exact_fields[k].rule;
 	/* x-ratelimit-reset-requests / -tokens: Go duration text */
-	if (n > 18 && ci_prefix(name, n, "x-ratelimit-reset-") == 18)
+	if (n > 18 && prefix_nocase(name, n, "x-ratelimit-reset-") == 18)
 		return (struct field_rule){ VALUE_DURATION, RANK_GO_DURATION };
 	/* x-codex-primary-reset-after-seconds */
 	if (ci_ends_with(name, n, "-reset-after-seconds"))
@@ -270,7 +254,7 @@ static size_t date_token(const char *s, size_t len, size_t i)
 	while (end < len && end - i < FIELD_TOKEN_MAX && s[end] != '"' && s[end] != '\'' &&
 	       s[end] != '\\' && s[end] != '\r' && s[end] != '\n') {
 		end++;
-		if (end - i >= 3 && ci_prefix(s + end - 3, 3, "GMT") == 3)
+		if (end - i >= 3 && prefix_nocase(s + end - 3, 3, "GMT") == 3)
 			break;
 	}
 	return end;
@@ -439,7 +423,7 @@ static size_t try_pipe_epoch(const char *s, size_t len, size_t i, time_t now,
 			     struct reset *best)
 {
 	char buf[FIELD_TOKEN_MAX + 1];
-	size_t j = ci_prefix(s + i, len - i, "usage limit reached"), end;
+	size_t j = prefix_nocase(s + i, len - i, "usage limit reached"), end;
 	double t = 0;
 
 	if (j == 0)

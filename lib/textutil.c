@@ -2,10 +2,23 @@
 
 #include "textutil.h"
 
-static char
+char
 ascii_lower(char c)
 {
 	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+size_t
+prefix_nocase(const char *s, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (n > len)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (ascii_lower(s[i]) != ascii_lower(word[i]))
+			return 0;
+	return n;
 }
 
 size_t

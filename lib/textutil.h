@@ -9,6 +9,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* ASCII only: tolower() would depend on the locale. */
+char ascii_lower(char c);
+
+/* Length of word when s starts with it, case-insensitively; else 0. */
+size_t prefix_nocase(const char *s, size_t len, const char *word);
+
 /* ASCII-lowercases src into dst (size >= 1), cut to size - 1 bytes. */
 size_t lower_copy(char *dst, size_t size, const char *src, size_t len);
 

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "textutil.h"
 #include "timeparse.h"
 
 /* Go's time.Duration tops out at 2^63 ns; nothing real waits longer. */
@@ -54,29 +55,10 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
-/* ASCII only: tolower() would depend on the locale. */
-static char ascii_lower(char c)
-{
-	return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
-
-/* Length of word when s starts with it, case-insensitively; else 0. */
-static size_t ci_prefix(const char *s, size_t len, const char *word)
-{
-	size_t n = strlen(word);
-
-	if (n > len)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (ascii_lower(s[i]) != ascii_lower(word[i]))
-			return 0;
-	return n;
-}
-
-/* Like ci_prefix, but the word must not run on into more letters. */
+/* Like prefix_nocase, but the word must not run on into more letters. */
 static size_t ci_word(const char *s, size_t len, const char *word)
 {
-	size_t n = ci_prefix(s, len, word);
+	size_t n = prefix_nocase(s, len, word);
 
 	if (n == 0 || (n < len && is_alpha(s[n])))
 		return 0;
@@ -451,7 +433,7 @@ static size_t scan_month(const char *s, size_t len, int *month)
 			return n;
 		}
 	}
-	if (n == 4 && ci_prefix(s, n, "sept") == 4) {
+	if (n == 4 && prefix_nocase(s, n, "sept") == 4) {
 		*month = 9;
 		return n;
 	}
@@ -790,7 +772,7 @@ static size_t scan_meridiem(const char *s, size_t len, bool *pm)
 	static const char *const forms[] = { "am", "a.m.", "pm", "p.m." };
 
 	for (size_t k = 0; k < 4; k++) {
-		size_t n = ci_prefix(s, len, forms[k]);
+		size_t n = prefix_nocase(s, len, forms[k]);
 
 		if (n && !(n < len && is_alnum(s[n]))) {
 			*pm = k >= 2;

@@ -2,6 +2,7 @@
 # The command line: dispatch, help, version, usage errors.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 setup() { common_setup; }
 
@@ -67,10 +68,10 @@ setup() { common_setup; }
 }
 
 @test "subcommand names match exactly, never by prefix" {
-	run "$RLWRAP" classify /dev/null
+	run -127 "$RLWRAP" classify /dev/null
 	refute_output --partial "FailureSignal"
-	# "classify" is not a subcommand, so it is a command to wrap.
-	assert_failure
+	# "classify" is not a subcommand, so it is a command to wrap: not found.
+	assert_failure 127
 }
 
 @test "a missing input file fails with exit 1 and names the file" {

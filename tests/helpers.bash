@@ -43,3 +43,30 @@ check_fixture() {
 		fail "$(echo "$mismatch" | jq -r .)"
 	fi
 }
+
+# Claude streams for the breaker and store suites.
+# limit_stream FILE RESETS_AT [TYPE] [MODEL]: a run cut off on a limit.
+limit_stream() {
+	printf '%s\n' \
+		"{\"type\":\"system\",\"subtype\":\"init\",\"model\":\"${4:-claude-opus-4-6}\",\"session_id\":\"s\"}" \
+		"{\"type\":\"rate_limit_event\",\"rate_limit_info\":{\"status\":\"rejected\",\"resetsAt\":$2,\"rateLimitType\":\"${3:-five_hour}\",\"isUsingOverage\":false}}" \
+		'{"type":"result","subtype":"success","is_error":true,"result":"You have hit your limit","api_error_status":429}' > "$1"
+}
+
+# bare_429 FILE: a 429 with no reset stated.
+bare_429() {
+	printf '%s\n' '{"type":"result","subtype":"success","is_error":true,"result":"API Error: 429 rate limited","api_error_status":429}' > "$1"
+}
+
+# success_stream FILE: a run with real output that succeeded.
+success_stream() {
+	printf '%s\n' \
+		'{"type":"system","subtype":"init","model":"claude-opus-4-6","session_id":"s"}' \
+		'{"type":"assistant","message":{"model":"claude-opus-4-6","role":"assistant","content":[{"type":"text","text":"done"}]}}' \
+		'{"type":"result","subtype":"success","is_error":false,"result":"done"}' > "$1"
+}
+
+# breaker_field KEY FIELD: one field of a breaker, from status --all --json.
+breaker_field() {
+	"$RLWRAP" status --all --json | jq -r --arg k "$1" ".breakers[] | select(.key == \$k) | .$2"
+}

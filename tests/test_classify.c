@@ -124,6 +124,27 @@ test_injected_record_salvaged(void **state)
 	assert_int_equal(sig.http_status, 429);
 }
 
+/* The injected record is found in a line the prefilter drops, in any chunking. */
+static void
+test_injection_in_skipped_line(void **state)
+{
+	static const char s[] =
+	    "{\"type\":\"system\",\"subtype\":\"init\",\"model\":\"claude-opus-4-6\"}\n"
+	    "{\"type\":\"assistant\",\"message\":{\"model\":\"claude-opus-4-6\",\"content\":[{\"type\":\"text\",\"text\":\"a\"}]}}\n"
+	    "{\"type\":\"assistant\",\"message\":{\"model\":\"claude-opus-4-6\",\"content\":[{\"type\":\"text\",\"text\":\"hal"
+	    "{\"type\":\"rate_limit_event\",\"rate_limit_info\":{\"status\":\"rejected\",\"resetsAt\":1796050000}}\n"
+	    "f done\"}]}}\n";
+	static const size_t sizes[] = { 1, 5, 64, 100, 1 << 20 };
+	struct fail_signal sig;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		classify_chunks(s, sizeof(s) - 1, sizes[i], NULL, &sig);
+		assert_int_equal(sig.reason, REASON_USAGE_LIMIT);
+		assert_int_equal((long)sig.resets_at, 1796050000);
+		assert_int_equal(sig.line, 3);
+	}
+}
+
 static void
 test_rejected_then_success_is_none(void **state)
 {
@@ -435,6 +456,7 @@ main(void)
 		cmocka_unit_test(test_chunking_invariant),
 		cmocka_unit_test(test_success_is_none_despite_prose),
 		cmocka_unit_test(test_injected_record_salvaged),
+		cmocka_unit_test(test_injection_in_skipped_line),
 		cmocka_unit_test(test_rejected_then_success_is_none),
 		cmocka_unit_test(test_text_precedence),
 		cmocka_unit_test(test_more_wordings),

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs every benchmark (passthrough, classify, startup, refusal, rss, store)
+# one after the other, keeps their full output in $BENCH_DIR/run-all.log,
+# and prints the machine and one Markdown table built from the RESULT line
+# each script ends with.  bench/stress.sh is a check, not a benchmark: run
+# it on its own.
+#   bench/run-all.sh                 (RLWRAP, BENCH_DIR override defaults)
+# Needs about 2.5 GiB free in BENCH_DIR for the generated inputs.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/common.sh"
+export RLWRAP BENCH_DIR
+log=$BENCH_DIR/run-all.log
+: > "$log"
+
+machine() {
+	local cpu mem
+	cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)
+	mem=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)
+	echo "Machine: $(nproc) CPUs ($cpu), $mem RAM, Linux $(uname -r), $(date -u +%F)"
+	echo "Load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+machine_line=$(machine)
+
+results=""
+for b in passthrough classify startup refusal rss store; do
+	echo "== $b" | tee -a "$log" >&2
+	out=$("$here/$b.sh" 2>&1) || { echo "$out" >> "$log"; echo "bench: $b.sh failed; see $log" >&2; exit 1; }
+	echo "$out" >> "$log"
+	echo "$out" | grep -v '^RESULT ' >&2
+	results+=$(echo "$out" | grep '^RESULT ')$'\n'
+done
+
+# get NAME KEY: a value from the RESULT lines.
+get() { echo "$results" | awk -v n="$1" -v k="$2" '$2 == n { for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }'; }
+
+echo
+echo "$machine_line"
+echo
+awk -v pt_mib="$(get passthrough mib)" -v pt_w="$(get passthrough wrap_mibs)" -v pt_p="$(get passthrough pipe_mibs)" \
+	-v pt_r="$(get passthrough throughput)" \
+	-v cl_mib="$(get classify mib)" -v cl_r="$(get classify rlwrap_mibs)" -v cl_j="$(get classify jq_mibs)" \
+	-v cl_g="$(get classify grep_mibs)" -v cl_rss="$(get classify rss_line_kib)" \
+	-v su_t="$(get startup true_ms)" -v su_w="$(get startup rlwrap_ms)" -v su_o="$(get startup overhead_ms)" \
+	-v rf_t="$(get refusal true_ms)" -v rf_p="$(get refusal pass_ms)" -v rf_r="$(get refusal refuse_ms)" \
+	-v rss_w="$(get rss wrapper_kib)" \
+	-v st_g="$(get store gate_us)" -v st_r="$(get store record_us)" -v st_n="$(get store writers)" \
+	-v st_ops="$(get store records_per_s)" 'BEGIN {
+	print "| measure | rlwrap | baseline | ratio (goal) |"
+	print "|---|---|---|---|"
+	printf "| pass-through, %d MiB JSONL (`rlwrap -- cat f`) | %d MiB/s | `cat f \\| cat`: %d MiB/s | %.0f%% of the pipe (>= 80%%) |\n",
+		pt_mib, pt_w, pt_p, pt_r * 100
+	printf "| `classify-failure`, %.0f MiB stream | %d MiB/s | jq: %d MiB/s; `grep -c`: %d MiB/s | %.1fx jq, %.2fx grep |\n",
+		cl_mib, cl_r, cl_j, cl_g, cl_r / cl_j, cl_r / cl_g
+	printf "| start-up, `rlwrap -- true` (store check + run record) | %.2f ms | `true`: %.2f ms | +%.2f ms (a few ms) |\n",
+		su_w, su_t, su_o
+	printf "| refusal, open breaker (exit 75, no spawn) | %.2f ms | let through: %.2f ms | +%.2f ms over `true` |\n",
+		rf_r, rf_p, rf_r - rf_t
+	printf "| peak RSS, 512 MiB single line through the wrapper | %.1f MiB | | (< 16 MiB) |\n", rss_w / 1024
+	printf "| peak RSS, `classify-failure` on a 512 MiB single line | %.1f MiB | | (bounded) |\n", cl_rss / 1024
+	printf "| store, %d concurrent writers (run record transactions) | %d records/s | one writer: record %.0f us, refusing gate %.0f us (medians) | |\n",
+		st_n, st_ops, st_r, st_g
+}'

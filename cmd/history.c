@@ -1,0 +1,126 @@
+/* rlwrap history [--json] [--since D] [--limit N]: every recorded run, newest first. */
+#include <err.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "breaker.h"
+#include "cmd.h"
+#include "history.h"
+#include "timeparse.h"
+
+enum { OPT_JSON = OPT_LONG_BASE, OPT_SINCE, OPT_LIMIT };
+
+static const struct option history_longopts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct print_ctx {
+	bool json;
+	time_t now;
+	json_t *array;
+};
+
+bool
+cmd_parse_since(const struct cmd_entry *entry, const char *s, time_t now, double *since)
+{
+	double d;
+
+	if (duration_parse(s, &d)) {
+		*since = (double)now - d;
+		return true;
+	}
+	if (time_parse(s, since))
+		return true;
+	usage_error(entry, "--since %s: not a duration (24h, 2d) or a time (ISO 8601, epoch)", s);
+	return false;
+}
+
+void
+cmd_format_run_line(const struct run_row *r, char *buf, size_t size)
+{
+	char when[40], argv[256] = "", reset[48] = "";
+	json_t *a = r->argv_json != NULL ? json_loads(r->argv_json, 0, NULL) : NULL, *v;
+	size_t i;
+
+	format_utc_iso(r->started_at, when, sizeof(when));
+	json_array_foreach(a, i, v) {
+		if (i > 0)
+			strlcat(argv, " ", sizeof(argv));
+		strlcat(argv, json_string_value(v) != NULL ? json_string_value(v) : "?", sizeof(argv));
+	}
+	json_decref(a);
+	if (r->signal.resets_at > 0) {
+		strlcpy(reset, " resets ", sizeof(reset));
+		format_utc_iso(r->signal.resets_at, reset + 8, sizeof(reset) - 8);
+	}
+	snprintf(buf, size, "#%lld %s %s%s%s %s%s exit=%d %s: %s", r->id, when,
+	    *r->family != '\0' ? r->family : "?", *r->model != '\0' ? "/" : "", r->model,
+	    reason_name(r->signal.reason), reset, r->exit_code, *r->cwd != '\0' ? r->cwd : "?", argv);
+}
+
+static bool
+print_row(const struct run_row *row, void *arg)
+{
+	struct print_ctx *ctx = arg;
+	char line[1024];
+
+	if (ctx->json) {
+		json_array_append_new(ctx->array, run_row_to_json(row, ctx->now));
+		return true;
+	}
+	cmd_format_run_line(row, line, sizeof(line));
+	puts(line);
+	return true;
+}
+
+static int
+history_exec(struct args *args)
+{
+	const struct cmd_entry *self = &cmd_history_entry;
+	struct print_ctx ctx = { .json = args_has(args, OPT_JSON), .now = cmd_now() };
+	struct run_filter filter;
+	struct store_error error;
+	struct config cfg;
+	struct store *store;
+	long long limit = 0;
+	bool ok;
+
+	run_filter_init(&filter);
+	if ((args_has(args, OPT_SINCE) &&
+	    !cmd_parse_since(self, args_get(args, OPT_SINCE), ctx.now, &filter.since)) ||
+	    (args_has(args, OPT_LIMIT) &&
+	    !opt_int(self, "--limit", args_get(args, OPT_LIMIT), 1, 1000000000, &limit)))
+		return EXIT_USAGE;
+	filter.limit = (long)limit;
+	if (!cmd_load_config(&cfg))
+		return 1;
+	store = cmd_open_store(&cfg, true);
+	config_free(&cfg);
+	if (store == NULL)
+		return 1;
+	ctx.array = json_array();
+	ok = store_runs_each(store, &filter, print_row, &ctx, &error);
+	store_close(store);
+	if (ok && ctx.json) {
+		json_dumpf(ctx.array, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+	}
+	json_decref(ctx.array);
+	if (!ok)
+		warnx("%s", error.message);
+	return ok ? 0 : 1;
+}
+
+const struct cmd_entry cmd_history_entry = {
+	.name = "history",
+	.optstring = "",
+	.longopts = history_longopts,
+	.lower = 0,
+	.upper = 0,
+	.usage = "history [--json] [--since D] [--limit N]",
+	.summary = "list the recorded runs, succeeded and failed, newest first",
+	.exec = history_exec,
+};

@@ -1,0 +1,386 @@
+/*
+ * rlwrap recover [--filter K=V]... [--since D] [--limit N] [--json] [--yes]
+ *     [--wait[=MAX]]
+ * Lists failed runs that were not recovered yet and says what --yes would
+ * do; --yes re-runs them, one after another, through the wrapper.
+ */
+#include <err.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "breaker.h"
+#include "cmd.h"
+#include "history.h"
+#include "timeparse.h"
+
+enum { OPT_FILTER = OPT_LONG_BASE, OPT_SINCE, OPT_LIMIT, OPT_JSON, OPT_YES, OPT_WAIT };
+
+static const struct option recover_longopts[] = {
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "yes", no_argument, NULL, OPT_YES },
+	{ "wait", optional_argument, NULL, OPT_WAIT },
+	{ NULL, 0, NULL, 0 },
+};
+
+enum action { ACT_RUN, ACT_WAIT_RUN, ACT_SKIP_TRIPPED, ACT_SKIP_CWD, ACT_SKIP_REDACTED, ACT_SKIP_NO_ARGV };
+
+struct plan_item {
+	long long id;
+	enum action action;
+	double until;              /* the blocking breaker's reset */
+	char *argv_json, *cwd;
+	char line[1024];
+	json_t *json;              /* the run's stored fields, for --json */
+};
+
+struct plan {
+	struct plan_item *items;
+	size_t count;
+	struct store *store;
+	time_t now;
+	double wait_max;           /* < 0: no --wait */
+};
+
+static const char *
+action_words(const struct plan_item *it, char *buf, size_t size)
+{
+	char when[40];
+
+	format_utc_iso(it->until, when, sizeof(when));
+	switch (it->action) {
+	case ACT_RUN:
+		return "run now";
+	case ACT_WAIT_RUN:
+		snprintf(buf, size, "wait until %s (the family is tripped), then run", when);
+		return buf;
+	case ACT_SKIP_TRIPPED:
+		snprintf(buf, size, "skip: the family is still tripped until %s", when);
+		return buf;
+	case ACT_SKIP_CWD:
+		return "skip: its working directory no longer exists";
+	case ACT_SKIP_REDACTED:
+		return "skip: its command held secrets that were redacted, so it cannot be replayed";
+	case ACT_SKIP_NO_ARGV:
+		return "skip: no command was recorded for it (a stream given to `rlwrap record`)";
+	}
+	return "?";
+}
+
+static enum action
+decide(struct plan *p, const struct run_row *r, double *until)
+{
+	struct store_error error;
+	struct breaker blocking;
+	struct stat st;
+	bool blocked = false;
+
+	if (r->argv_redacted)
+		return ACT_SKIP_REDACTED;
+	if (r->argv_json == NULL || strcmp(r->argv_json, "[]") == 0)
+		return ACT_SKIP_NO_ARGV;
+	if (*r->cwd == '\0' || stat(r->cwd, &st) != 0 || !S_ISDIR(st.st_mode))
+		return ACT_SKIP_CWD;
+	if (!breaker_blocked(p->store, r->account, r->family, r->model, (double)p->now, &blocked,
+	    &blocking, &error))
+		warnx("%s", error.message);
+	if (!blocked)
+		return ACT_RUN;
+	*until = blocking.resets_at;
+	return p->wait_max >= 0 && blocking.resets_at - (double)p->now <= p->wait_max ?
+	    ACT_WAIT_RUN : ACT_SKIP_TRIPPED;
+}
+
+static bool
+plan_row(const struct run_row *r, void *arg)
+{
+	struct plan *p = arg;
+	struct plan_item *grown = reallocarray(p->items, p->count + 1, sizeof(*grown)), *it;
+
+	if (grown == NULL)
+		err(1, "reallocarray");
+	p->items = grown;
+	it = &p->items[p->count++];
+	memset(it, 0, sizeof(*it));
+	it->id = r->id;
+	it->action = decide(p, r, &it->until);
+	it->argv_json = r->argv_json != NULL ? strdup(r->argv_json) : NULL;
+	it->cwd = strdup(r->cwd);
+	cmd_format_run_line(r, it->line, sizeof(it->line));
+	it->json = run_row_to_json(r, p->now);
+	return true;
+}
+
+static void
+plan_free(struct plan *p)
+{
+	for (size_t i = 0; i < p->count; i++) {
+		free(p->items[i].argv_json);
+		free(p->items[i].cwd);
+		json_decref(p->items[i].json);
+	}
+	free(p->items);
+}
+
+static void
+print_plan(const struct plan *p, bool json)
+{
+	char why[160];
+	json_t *array = json_array();
+
+	for (size_t i = 0; i < p->count; i++) {
+		const struct plan_item *it = &p->items[i];
+
+		if (!json) {
+			printf("%s\n    -> %s\n", it->line, action_words(it, why, sizeof(why)));
+			continue;
+		}
+		json_object_set_new(it->json, "action", json_string(it->action == ACT_RUN ||
+		    it->action == ACT_WAIT_RUN ? "run" : "skip"));
+		json_object_set_new(it->json, "action_reason", json_string(action_words(it, why, sizeof(why))));
+		json_array_append(array, it->json);
+	}
+	if (json) {
+		json_dumpf(array, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+	} else if (p->count == 0)
+		printf("no failed runs to recover\n");
+	json_decref(array);
+}
+
+/* <self> run [--wait[=MAX]] --quiet --signal-file FILE -- argv...; NULL when argv_json is not one. */
+static char **
+rerun_argv(const char *self, const char *argv_json, const char *signal_file, const char *wait)
+{
+	json_t *a = json_loads(argv_json, 0, NULL), *v;
+	size_t n = json_array_size(a), i, k = 0;
+	char **argv = n > 0 ? calloc(n + 8, sizeof(*argv)) : NULL;
+
+	if (argv == NULL) {
+		json_decref(a);
+		return NULL;
+	}
+	argv[k++] = strdup(self);
+	argv[k++] = strdup("run");
+	if (wait != NULL)
+		argv[k++] = strdup(wait);
+	argv[k++] = strdup("--signal-file");
+	argv[k++] = strdup(signal_file);
+	argv[k++] = strdup("--");
+	json_array_foreach(a, i, v)
+		argv[k++] = strdup(json_string_value(v) != NULL ? json_string_value(v) : "");
+	json_decref(a);
+	return argv;
+}
+
+static void
+argv_free(char **argv)
+{
+	for (size_t i = 0; argv != NULL && argv[i] != NULL; i++)
+		free(argv[i]);
+	free(argv);
+}
+
+/* Runs argv in cwd and waits for it; returns its status the way a shell shows it. */
+static int
+spawn_in(char **argv, const char *cwd)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return EXIT_INTERNAL;
+	if (pid == 0) {
+		if (chdir(cwd) != 0)
+			_exit(EXIT_INTERNAL);
+		execv(argv[0], argv);
+		_exit(EXIT_NOTFOUND);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return EXIT_INTERNAL;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* What the re-run's --signal-file says: its run id and reason. */
+static void
+read_outcome(const char *path, long long *run_id, char *reason, size_t size)
+{
+	json_t *o = json_load_file(path, 0, NULL);
+	const char *r = json_string_value(json_object_get(o, "reason"));
+
+	*run_id = json_integer_value(json_object_get(o, "run_id"));
+	strlcpy(reason, r != NULL ? r : "unknown", size);
+	json_decref(o);
+}
+
+static bool
+rerun(struct plan *p, const struct plan_item *it, const char *self, const char *wait)
+{
+	char path[] = "/tmp/rlwrap-recover.XXXXXX", reason[32];
+	struct store_error error;
+	long long run_id = 0;
+	char **argv;
+	int fd = mkstemp(path), status;
+
+	if (fd < 0) {
+		warn("mkstemp");
+		return false;
+	}
+	close(fd);
+	argv = rerun_argv(self, it->argv_json, path, wait);
+	status = argv != NULL ? spawn_in(argv, it->cwd) : EXIT_INTERNAL;
+	argv_free(argv);
+	read_outcome(path, &run_id, reason, sizeof(reason));
+	unlink(path);
+	if (status == EXIT_REFUSED) {
+		warnx("recover: #%lld skipped: refused, the family is tripped", it->id);
+		return true;
+	}
+	warnx("recover: #%lld re-ran%s%.0lld in %s: exit %d (%s)", it->id, run_id > 0 ? " as #" : "",
+	    run_id, it->cwd, status, reason);
+	if (status != 0 || strcmp(reason, "none") != 0)
+		return false;
+	if (run_id > 0 && !store_run_mark_recovered(p->store, it->id, run_id, &error))
+		warnx("%s", error.message);
+	return true;
+}
+
+/* A short jittered gap so that a recovered batch does not stampede the provider. */
+static void
+gap(void)
+{
+	const char *env = getenv("RLWRAP_RECOVER_GAP_MS");
+	long long ms = 2000;
+	struct timespec ts;
+
+	if (env != NULL)
+		ms = strtonum(env, 0, 600000, NULL);
+	if (ms > 0)
+		ms += arc4random_uniform(1000);
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+	nanosleep(&ts, NULL);
+}
+
+static int
+run_plan(struct plan *p, const char *wait)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	bool ran = false, failed = false;
+
+	if (n <= 0)
+		err(1, "readlink /proc/self/exe");
+	self[n] = '\0';
+	for (size_t i = 0; i < p->count; i++) {
+		const struct plan_item *it = &p->items[i];
+		char why[160];
+
+		if (it->action != ACT_RUN && it->action != ACT_WAIT_RUN) {
+			warnx("recover: #%lld %s", it->id, action_words(it, why, sizeof(why)));
+			continue;
+		}
+		if (ran)
+			gap();
+		ran = true;
+		if (!rerun(p, it, self, wait))
+			failed = true;
+	}
+	return failed ? 1 : 0;
+}
+
+static bool
+parse_filters(const struct cmd_entry *self, const struct args *args, struct run_filter *f)
+{
+	char error[512];
+
+	for (int i = 0; i < args->list_len[OPT_FILTER]; i++)
+		if (!run_filter_add(f, args->list[OPT_FILTER][i], error, sizeof(error))) {
+			usage_error(self, "--filter %s", error);
+			return false;
+		}
+	return true;
+}
+
+static bool
+parse_recover(const struct cmd_entry *self, const struct args *args, struct plan *p,
+    struct run_filter *f, char *wait, size_t wait_size)
+{
+	long long limit = 0;
+	const char *w = args_get(args, OPT_WAIT);
+
+	p->wait_max = -1;
+	if (!parse_filters(self, args, f) ||
+	    (args_has(args, OPT_SINCE) && !cmd_parse_since(self, args_get(args, OPT_SINCE), p->now, &f->since)) ||
+	    (args_has(args, OPT_LIMIT) && !opt_int(self, "--limit", args_get(args, OPT_LIMIT), 1, 1000000, &limit)))
+		return false;
+	f->limit = (long)limit;
+	if (w != NULL) {
+		p->wait_max = 6 * 3600;
+		if (*w != '\0' && !opt_duration(self, "--wait", w, &p->wait_max))
+			return false;
+		snprintf(wait, wait_size, *w != '\0' ? "--wait=%s" : "--wait", w);
+	}
+	return true;
+}
+
+static int
+recover_exec(struct args *args)
+{
+	const struct cmd_entry *self = &cmd_recover_entry;
+	struct plan p = { .now = cmd_now() };
+	struct run_filter filter;
+	struct store_error error;
+	struct config cfg;
+	char wait[64] = "";
+	int rc = 0;
+
+	run_filter_init(&filter);
+	filter.failed_only = true;
+	if (!parse_recover(self, args, &p, &filter, wait, sizeof(wait))) {
+		run_filter_free(&filter);
+		return EXIT_USAGE;
+	}
+	if (!cmd_load_config(&cfg)) {
+		run_filter_free(&filter);
+		return 1;
+	}
+	p.store = cmd_open_store(&cfg, !args_has(args, OPT_YES));
+	config_free(&cfg);
+	if (p.store == NULL) {
+		run_filter_free(&filter);
+		return 1;
+	}
+	if (!store_runs_each(p.store, &filter, plan_row, &p, &error)) {
+		warnx("%s", error.message);
+		rc = 1;
+	} else if (!args_has(args, OPT_YES))
+		print_plan(&p, args_has(args, OPT_JSON));
+	else
+		rc = run_plan(&p, *wait != '\0' ? wait : NULL);
+	plan_free(&p);
+	store_close(p.store);
+	run_filter_free(&filter);
+	return rc;
+}
+
+const struct cmd_entry cmd_recover_entry = {
+	.name = "recover",
+	.optstring = "",
+	.longopts = recover_longopts,
+	.lower = 0,
+	.upper = 0,
+	.usage = "recover [--filter K=V]... [--since D] [--limit N] [--json] [--yes] [--wait[=MAX]]",
+	.summary = "list failed runs (dry run) or re-run them through the wrapper with --yes",
+	.exec = recover_exec,
+};

@@ -1,0 +1,62 @@
+/* rlwrap reset (--all | KEY): close breakers by hand. */
+#include <err.h>
+#include <stdio.h>
+
+#include "breaker.h"
+#include "cmd.h"
+
+enum { OPT_ALL = OPT_LONG_BASE };
+
+static const struct option reset_longopts[] = {
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int
+reset_exec(struct args *args)
+{
+	const struct cmd_entry *self = &cmd_reset_entry;
+	bool all = args_has(args, OPT_ALL);
+	struct store_error error;
+	struct breaker_key key;
+	struct config cfg;
+	struct store *store;
+	int matched, closed, rc = 1;
+	char name[512];
+
+	if (all == (args->count == 1))
+		return usage_error(self, "give either --all or one KEY");
+	if (!cmd_load_config(&cfg))
+		return 1;
+	if (!all && !cmd_parse_key(self, &cfg, args->operands[0], &key)) {
+		config_free(&cfg);
+		return EXIT_USAGE;
+	}
+	if ((store = cmd_open_store(&cfg, false)) == NULL) {
+		config_free(&cfg);
+		return 1;
+	}
+	if (!breaker_reset(store, all ? NULL : &key, (double)cmd_now(), &matched, &closed, &error))
+		warnx("%s", error.message);
+	else if (!all && matched == 0) {
+		key_format(&key, name, sizeof(name));
+		warnx("no breaker %s (account %s)", name, key.account);
+	} else {
+		printf("closed %d breaker%s\n", closed, closed == 1 ? "" : "s");
+		rc = 0;
+	}
+	store_close(store);
+	config_free(&cfg);
+	return rc;
+}
+
+const struct cmd_entry cmd_reset_entry = {
+	.name = "reset",
+	.optstring = "",
+	.longopts = reset_longopts,
+	.lower = 0,
+	.upper = 1,
+	.usage = "reset (--all | KEY)",
+	.summary = "close a breaker (KEY is family[:model][@account]) or all of them",
+	.exec = reset_exec,
+};

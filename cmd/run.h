@@ -1,0 +1,106 @@
+/*
+ * run.h: what the wrapper's two halves share: cmd/run.c (options, spawning,
+ * relaying, the verdict, --retry) and cmd/run_gate.c (the breakers and the
+ * state file around the spawn: gate, wait, refusal, probe, record).
+ *
+ * Ownership: struct run_opts owns its strings; struct run_breaker owns the
+ * loaded config and the open store until run_breaker_close().
+ */
+#ifndef RLWRAP_CMD_RUN_H
+#define RLWRAP_CMD_RUN_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include "breaker.h"
+#include "classify.h"
+#include "conf.h"
+
+/* The wrapper's options, resolved (all strings owned: argv may be rewritten
+ * by setproctitle once the child runs). */
+struct run_opts {
+	char *family, *model, *account;   /* overrides; NULL when not given */
+	bool wait;
+	double wait_max;                  /* seconds: --wait's MAX, also --retry's budget */
+	bool retry;
+	long long retry_max;
+	char *raw_stream, *signal_file;
+	bool force, quiet;
+	int pty;                          /* enum pty_choice of run.c */
+	char **argv;                      /* the command, NULL-terminated copy */
+	int argc;
+};
+
+/* Who runs: family, model and account (DESIGN.md section 5). */
+struct run_identity {
+	char family[32];
+	bool family_given;                /* --family, the map or a known name */
+	char model[SIGNAL_FIELD_MAX];
+	char account[CONFIG_ACCOUNT_MAX];
+	const char *command;              /* basename after launchers, in opts.argv */
+};
+
+/* How one attempt went. */
+struct run_result {
+	struct timespec started, ended;   /* real time, for --signal-file */
+	double clock_started, clock_ended;/* the run clock (run_clock()), for the store */
+	int status;                       /* wait status */
+	int exit_code;                    /* ours: the child's, 126/127, or 128+n */
+	int term_signal;                  /* 0 unless killed by a signal */
+	struct fail_signal sig;
+	struct run_usage usage;
+	bool saw_output;                  /* real model output before the end */
+	time_t now;
+	long long run_id;                 /* its row in the history, 0 = not recorded */
+	struct record_outcome outcome;    /* valid when run_id != 0 */
+	int attempts;                     /* 1 + retries so far */
+};
+
+/* The breaker side of one wrapper process. */
+struct run_breaker {
+	struct config cfg;
+	struct store *store;              /* NULL: none (failed open, or given up) */
+	bool store_warned;                /* the one store warning is out */
+	bool read_only;                   /* the store is a read-only snapshot: gate only */
+	struct probe_lease holder;        /* this process */
+	bool probing;                     /* this attempt holds probe leases */
+	double clock0, mono0;             /* the run clock's origin */
+};
+
+/* ---- cmd/run_gate.c ---- */
+
+/* Loads the config (false after printing its error), starts the run clock. */
+bool run_breaker_init(struct run_breaker *b);
+/* Opens the state file.  -1: go on (perhaps without a store, after the one
+ * warning); EXIT_REFUSED when on_store_error = closed (refusal written). */
+int run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id);
+void run_breaker_close(struct run_breaker *b);
+
+/* The clock of the store's times: cmd_now() at start plus monotonic time
+ * since, so that an injected RLWRAP_TEST_NOW still moves during a wait. */
+double run_clock(const struct run_breaker *b);
+
+/* The gate before a spawn: -1 to spawn (b->probing says whether as the
+ * probe), else the exit status (75 refused, 128+n interrupted).  wait_max < 0:
+ * refuse instead of waiting. */
+int gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
+    double wait_max);
+/* A wait with the countdown, title and signals of a gate wait but no store:
+ * until wake (run clock).  -1 when it passed, else 128+n. */
+int wait_plain(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
+    const char *why, double wake);
+
+/* The probe's first real output: closes the breakers it probes. */
+void probe_output_seen(struct run_breaker *b, const struct run_identity *id);
+/* After the child ended: the run row, trips and closes; fills r->run_id. */
+void record_after_run(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
+    struct run_result *r);
+
+/* ---- cmd/run.c ---- */
+
+/* Writes obj and a newline to path (--signal-file); a warning on failure. */
+void write_json_file(const char *option, const char *path, json_t *obj);
+/* "2026-11-30T12:00:00.123Z" */
+void format_iso_ms(const struct timespec *t, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,92 @@
+/* Helpers shared by the state-file subcommands: config, store, keys, times. */
+#include <err.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "breaker.h"
+#include "cmd.h"
+
+bool
+cmd_load_config(struct config *cfg)
+{
+	char error[PATH_MAX + 300];
+
+	if (config_load(cfg, error, sizeof(error)))
+		return true;
+	/* What was read before the bad line is dropped with it. */
+	config_free(cfg);
+	warnx("%s", error);
+	return false;
+}
+
+struct store *
+cmd_open_store(const struct config *cfg, bool read_only_fallback)
+{
+	struct store_options opts;
+	struct store_error error;
+	struct store *store;
+
+	if (!store_options_resolve(&opts, cfg->store_path, cfg->keep_runs, cfg->keep_days, &error)) {
+		warnx("%s", error.message);
+		return NULL;
+	}
+	if (store_open(&opts, &store, &error))
+		return store;
+	if (read_only_fallback && error.status == STORE_ERR_READONLY) {
+		opts.read_only = true;
+		if (store_open(&opts, &store, &error))
+			return store;
+	}
+	warnx("%s", error.message);
+	return NULL;
+}
+
+bool
+cmd_parse_key(const struct cmd_entry *entry, const struct config *cfg, const char *text,
+    struct breaker_key *key)
+{
+	char error[512];
+
+	if (!key_parse(text, key, error, sizeof(error))) {
+		usage_error(entry, "%s", error);
+		return false;
+	}
+	if (key->account[0] == '\0')
+		config_resolve_account(cfg, key->family, NULL, key->account, sizeof(key->account));
+	return true;
+}
+
+void
+cmd_format_local(double t, char *buf, size_t size)
+{
+	time_t secs = (time_t)ceil(t);
+	struct tm tm;
+
+	size_t n;
+
+	if (localtime_r(&secs, &tm) == NULL || (n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S%z", &tm)) < 5 ||
+	    n + 2 > size) {
+		strlcpy(buf, "?", size);
+		return;
+	}
+	/* +0100 -> +01:00 */
+	memmove(buf + n - 1, buf + n - 2, 3);
+	buf[n - 2] = ':';
+}
+
+void
+cmd_format_reset(double t, time_t now, char *buf, size_t size)
+{
+	char utc[32], local[64], rel[32];
+	time_t secs = (time_t)ceil(t);
+	struct tm tm;
+
+	format_utc_iso(t, utc, sizeof(utc));
+	if (localtime_r(&secs, &tm) == NULL || strftime(local, sizeof(local), "%Y-%m-%d %H:%M %Z", &tm) == 0)
+		strlcpy(local, "?", sizeof(local));
+	format_duration_short(fabs(t - (double)now), rel, sizeof(rel));
+	snprintf(buf, size, "%s (%s, %s%s%s)", utc, local, t >= (double)now ? "in " : "",
+	    rel, t >= (double)now ? "" : " ago");
+}

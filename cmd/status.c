@@ -1,0 +1,171 @@
+/*
+ * rlwrap status [--json] [--all]
+ * The breakers that block spawns (open, half-open; --all: every one) and the
+ * runs and failures of each family in the last 24 hours.
+ */
+#include <err.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "breaker.h"
+#include "cmd.h"
+
+enum { OPT_JSON = OPT_LONG_BASE, OPT_ALL };
+
+static const struct option status_longopts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ NULL, 0, NULL, 0 },
+};
+
+static json_t *
+time_or_null(double t, bool local)
+{
+	char buf[64];
+
+	if (t <= 0)
+		return json_null();
+	if (local)
+		cmd_format_local(t, buf, sizeof(buf));
+	else
+		format_utc_iso(t, buf, sizeof(buf));
+	return json_string(buf);
+}
+
+static json_t *
+text_or_null(const char *s)
+{
+	return s[0] != '\0' ? json_string(s) : json_null();
+}
+
+static json_t *
+breaker_json(const struct breaker *b, enum breaker_view view, time_t now)
+{
+	char key[512];
+	json_t *probe = json_null();
+
+	key_format(&b->key, key, sizeof(key));
+	if (b->lease.pid != 0)
+		probe = json_pack("{s:I, s:s, s:o}", "pid", (json_int_t)b->lease.pid, "host", b->lease.host,
+		    "expires_at", time_or_null(b->lease.expires_at, false));
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:I, s:o, s:o, s:o}",
+	    "key", key, "account", b->key.account, "family", b->key.family, "scope", b->key.scope,
+	    "state", breaker_view_name(view),
+	    "reason", b->reason != REASON_NONE ? json_string(reason_name(b->reason)) : json_null(),
+	    "resets_at", time_or_null(b->resets_at, false), "resets_at_local", time_or_null(b->resets_at, true),
+	    "retry_after_secs", b->resets_at > (double)now ? json_integer((json_int_t)ceil(b->resets_at - (double)now))
+	    : json_integer(0),
+	    "reset_source", text_or_null(b->reset_source), "trips", (json_int_t)b->trips,
+	    "last_trip_at", time_or_null(b->last_trip_at, false), "last_message", text_or_null(b->last_message),
+	    "probe", probe);
+}
+
+static void
+print_breaker(const struct breaker *b, enum breaker_view view, time_t now)
+{
+	char key[512], reset[160];
+
+	key_format(&b->key, key, sizeof(key));
+	if (b->resets_at > 0)
+		cmd_format_reset(b->resets_at, now, reset, sizeof(reset));
+	else
+		strlcpy(reset, "-", sizeof(reset));
+	printf("%-24s %-9s %-16s resets %s from %s; %ld trip%s", key, breaker_view_name(view),
+	    b->reason != REASON_NONE ? reason_name(b->reason) : "-", reset,
+	    b->reset_source[0] != '\0' ? b->reset_source : "-", b->trips, b->trips == 1 ? "" : "s");
+	if (view == VIEW_HALF_OPEN)
+		printf("; probe pid %ld on %s", b->lease.pid, b->lease.host);
+	if (b->last_message[0] != '\0')
+		printf(": %s", b->last_message);
+	putchar('\n');
+}
+
+struct status_data {
+	struct breaker *breakers;
+	size_t breakers_len;
+	struct family_counts *counts;
+	size_t counts_len;
+};
+
+static int
+print_status(const struct status_data *d, bool json, bool all, time_t now, const char *path)
+{
+	struct probe_lease self;
+	json_t *out = json_pack("{s:o, s:s, s:[], s:[]}", "now", time_or_null((double)now, false),
+	    "store", path, "breakers", "runs_24h");
+	size_t shown = 0;
+
+	probe_holder_self(&self);
+	for (size_t i = 0; i < d->breakers_len; i++) {
+		enum breaker_view view = breaker_view(&d->breakers[i], (double)now, self.host);
+
+		if (!all && view != VIEW_OPEN && view != VIEW_HALF_OPEN)
+			continue;
+		shown++;
+		if (json)
+			json_array_append_new(json_object_get(out, "breakers"), breaker_json(&d->breakers[i], view, now));
+		else
+			print_breaker(&d->breakers[i], view, now);
+	}
+	if (!json && shown == 0)
+		printf(all ? "no breakers\n" : "no open breakers\n");
+	if (!json && d->counts_len > 0)
+		printf("last 24h:\n");
+	for (size_t i = 0; i < d->counts_len; i++) {
+		const struct family_counts *c = &d->counts[i];
+
+		if (json)
+			json_array_append_new(json_object_get(out, "runs_24h"), json_pack("{s:s, s:I, s:I}",
+			    "family", c->family, "runs", (json_int_t)c->runs, "failures", (json_int_t)c->failures));
+		else
+			printf("  %-16s %ld run%s, %ld failed\n", c->family, c->runs, c->runs == 1 ? "" : "s",
+			    c->failures);
+	}
+	if (json) {
+		json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		putchar('\n');
+	}
+	json_decref(out);
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+static int
+status_exec(struct args *args)
+{
+	struct status_data d = { 0 };
+	struct store_error error;
+	struct config cfg;
+	struct store *store;
+	time_t now = cmd_now();
+	int rc = 1;
+
+	if (!cmd_load_config(&cfg))
+		return 1;
+	if ((store = cmd_open_store(&cfg, true)) == NULL) {
+		config_free(&cfg);
+		return 1;
+	}
+	if (store_breakers_all(store, &d.breakers, &d.breakers_len, &error) &&
+	    store_family_counts(store, (double)now - 86400, &d.counts, &d.counts_len, &error))
+		rc = print_status(&d, args_has(args, OPT_JSON), args_has(args, OPT_ALL), now, store_path(store));
+	else
+		warnx("%s", error.message);
+	free(d.breakers);
+	free(d.counts);
+	store_close(store);
+	config_free(&cfg);
+	return rc;
+}
+
+const struct cmd_entry cmd_status_entry = {
+	.name = "status",
+	.optstring = "",
+	.longopts = status_longopts,
+	.lower = 0,
+	.upper = 0,
+	.usage = "status [--json] [--all]",
+	.summary = "show the open and half-open breakers and the last 24 hours of runs",
+	.exec = status_exec,
+};

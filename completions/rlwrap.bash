@@ -1,0 +1,56 @@
+# bash completion for rlwrap (rate-limit wrap for AI agent CLIs)
+_rlwrap() {
+	local cur prev words cword
+	_init_completion || return
+
+	local commands="run classify-failure record status reset trip wait recover history help"
+	local families="claude codex gemini pi opencode cursor qwen generic"
+	local reasons="none rate-limit usage-limit credit-exhausted overloaded unavailable auth timeout invalid-request agent-error no-result exit-nonzero"
+	local wrapper_opts="--family --model --account --wait --retry --raw-stream --signal-file --force --quiet --pty --no-pty --help --version"
+	local sub="" i
+
+	for ((i = 1; i < cword; i++)); do
+		case ${words[i]} in
+		--) _command_offset $((i + 1)); return ;;
+		-*) ;;
+		*) sub=${words[i]}; break ;;
+		esac
+	done
+
+	case $prev in
+	--family|-f) COMPREPLY=($(compgen -W "$families" -- "$cur")); return ;;
+	--reason) COMPREPLY=($(compgen -W "$reasons" -- "$cur")); return ;;
+	--raw-stream|--signal-file) _filedir; return ;;
+	--filter)
+		if [[ $cur == reason=* ]]; then
+			COMPREPLY=($(compgen -P "reason=" -W "$reasons" -- "${cur#reason=}"))
+		elif [[ $cur == family=* ]]; then
+			COMPREPLY=($(compgen -P "family=" -W "$families" -- "${cur#family=}"))
+		else
+			compopt -o nospace
+			COMPREPLY=($(compgen -W "reason= family= model= account= exit= cwd=" -- "$cur"))
+		fi
+		return ;;
+	esac
+
+	case $sub in
+	"")
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "$wrapper_opts" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -W "$commands" -- "$cur") $(compgen -c -- "$cur"))
+		fi ;;
+	classify-failure) COMPREPLY=($(compgen -W "--json --all --family --exit-code --now" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
+	record) COMPREPLY=($(compgen -W "--family --model --account --exit-code" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
+	status) COMPREPLY=($(compgen -W "--json --all" -- "$cur")) ;;
+	reset) COMPREPLY=($(compgen -W "--all $families" -- "$cur")) ;;
+	trip) COMPREPLY=($(compgen -W "--for --until --reason $families" -- "$cur")) ;;
+	wait) COMPREPLY=($(compgen -W "--timeout $families" -- "$cur")) ;;
+	recover) COMPREPLY=($(compgen -W "--filter --since --limit --json --yes --wait" -- "$cur")) ;;
+	history) COMPREPLY=($(compgen -W "--json --since --limit" -- "$cur")) ;;
+	help) COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
+	run) COMPREPLY=($(compgen -W "$wrapper_opts" -- "$cur") $(compgen -c -- "$cur")) ;;
+	*) _command_offset "$i" ;;
+	esac
+}
+complete -F _rlwrap rlwrap

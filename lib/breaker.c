@@ -1,0 +1,613 @@
+/* breaker.c: trip, close, refuse, wait and probe, over the store. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "breaker.h"
+#include "redact.h"
+
+static void
+local_host(char *buf, size_t size)
+{
+	if (gethostname(buf, size) != 0)
+		strlcpy(buf, "localhost", size);
+	buf[size - 1] = '\0';
+}
+
+long long
+proc_start_time(long pid)
+{
+	char path[64], buf[1024], *p;
+	long long start = -1;
+	FILE *fp;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (pid <= 0 || (fp = fopen(path, "re")) == NULL)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	/* The command name (field 2) may hold spaces and ')': fields 3.. follow the last ')'. */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return -1;
+	for (int field = 3; field <= 22 && p != NULL; field++)
+		p = strchr(p + 1, ' ');
+	if (p != NULL && sscanf(p + 1, "%lld", &start) != 1)
+		start = -1;
+	return start;
+}
+
+bool
+probe_holder_self(struct probe_lease *holder)
+{
+	memset(holder, 0, sizeof(*holder));
+	holder->pid = (long)getpid();
+	holder->start_time = proc_start_time(holder->pid);
+	local_host(holder->host, sizeof(holder->host));
+	return holder->start_time >= 0;
+}
+
+bool
+probe_lease_same_holder(const struct probe_lease *a, const struct probe_lease *b)
+{
+	return a->pid != 0 && a->pid == b->pid && a->start_time == b->start_time &&
+	    strcmp(a->host, b->host) == 0;
+}
+
+bool
+probe_lease_live(const struct probe_lease *lease, double now, const char *host)
+{
+	if (lease->pid == 0 || lease->expires_at <= now)
+		return false;
+	if (strcmp(lease->host, host) != 0)
+		return true;
+	return proc_start_time(lease->pid) == lease->start_time;
+}
+
+enum breaker_view
+breaker_view(const struct breaker *b, double now, const char *host)
+{
+	if (b->state == BREAKER_CLOSED)
+		return VIEW_CLOSED;
+	if (b->resets_at > now)
+		return VIEW_OPEN;
+	return probe_lease_live(&b->lease, now, host) ? VIEW_HALF_OPEN : VIEW_EXPIRED;
+}
+
+const char *
+breaker_view_name(enum breaker_view view)
+{
+	static const char *const names[] = { "closed", "open", "half-open", "expired" };
+
+	return names[view];
+}
+
+const char *
+breaker_change_event(enum breaker_change change)
+{
+	static const char *const events[] = { "none", "trip", "extend", "replace", "keep", "close" };
+
+	return events[change];
+}
+
+bool
+breaker_signal_trips(const struct config *cfg, const struct fail_signal *sig)
+{
+	return sig->terminal && sig->reason > REASON_NONE && sig->reason < REASON_COUNT &&
+	    cfg->trip_on[sig->reason] && sig->confidence + 1e-9 >= cfg->min_confidence;
+}
+
+bool
+breaker_signal_succeeded(const struct fail_signal *sig)
+{
+	return sig->reason == REASON_NONE && sig->confidence > 0;
+}
+
+/* The reset of an unknown-reset trip: the cooldown doubled per earlier guess, capped. */
+static double
+escalated_cooldown(const struct config *cfg, enum reason reason, long consecutive_unknown)
+{
+	double cooldown = config_cooldown(cfg, reason);
+	long doublings = consecutive_unknown < 40 ? consecutive_unknown : 40;
+
+	cooldown = ldexp(cooldown, (int)doublings);
+	return cooldown < cfg->max_cooldown ? cooldown : cfg->max_cooldown;
+}
+
+enum breaker_change
+breaker_apply_trip(struct breaker *b, const struct config *cfg, const struct trip *trip, double now)
+{
+	bool known = trip->resets_at > 0, open = b->state != BREAKER_CLOSED && b->resets_at > now;
+	double reset = known ? trip->resets_at : now + escalated_cooldown(cfg, trip->reason, b->consecutive_unknown);
+	const char *source = known ? trip->source : "default";
+	enum breaker_change change;
+
+	if (!open)
+		change = CHANGE_TRIPPED;
+	else if (known && strcmp(b->reset_source, "default") == 0)
+		change = CHANGE_REPLACED;
+	else
+		change = reset > b->resets_at ? CHANGE_EXTENDED : CHANGE_KEPT;
+	if (change != CHANGE_KEPT) {
+		b->resets_at = ceil(reset);
+		strlcpy(b->reset_source, source, sizeof(b->reset_source));
+		b->reason = trip->reason;
+		strlcpy(b->last_message, trip->message != NULL ? trip->message : "", sizeof(b->last_message));
+	}
+	b->consecutive_unknown = known ? 0 : b->consecutive_unknown + 1;
+	b->state = BREAKER_OPEN;
+	b->trips++;
+	b->last_trip_at = now;
+	b->updated_at = now;
+	memset(&b->lease, 0, sizeof(b->lease));
+	return change;
+}
+
+static void
+close_breaker(struct breaker *b, double now)
+{
+	b->state = BREAKER_CLOSED;
+	b->consecutive_unknown = 0;
+	b->updated_at = now;
+	memset(&b->lease, 0, sizeof(b->lease));
+}
+
+/* Saves b and writes its history row. */
+static bool
+save_change(struct store *store, const struct breaker *b, const char *event, long long run_id,
+    double now, struct store_error *err)
+{
+	return store_breaker_save(store, b, err) && store_history_add(store, b, event, run_id, now, err);
+}
+
+bool
+breaker_wait_plan(double blocked_until, double now, double wait_max, double jitter, double *wake_at)
+{
+	if (wait_max < 0 || blocked_until - now > wait_max)
+		return false;
+	*wake_at = blocked_until + (jitter > 0 ? jitter : 0);
+	return true;
+}
+
+double
+breaker_jitter(double wait_secs)
+{
+	double max = wait_secs / 10 < 30 ? wait_secs / 10 : 30;
+
+	if (max < 1)
+		max = 1;
+	return (double)arc4random_uniform((uint32_t)(max * 1000) + 1) / 1000;
+}
+
+/* The breakers that bear on a spawn: not closed, and applying to model. */
+static bool
+relevant(const struct breaker *b, const char *model)
+{
+	return b->state != BREAKER_CLOSED && scope_applies(b->key.scope, model);
+}
+
+/* The open breaker with the latest reset, or NULL. */
+static const struct breaker *
+latest_open(const struct breaker *rows, size_t count, const char *model, double now)
+{
+	const struct breaker *best = NULL;
+
+	for (size_t i = 0; i < count; i++)
+		if (relevant(&rows[i], model) && rows[i].resets_at > now &&
+		    (best == NULL || rows[i].resets_at > best->resets_at))
+			best = &rows[i];
+	return best;
+}
+
+/* An expired breaker whose probe lease someone else holds, alive. */
+static const struct breaker *
+busy_probe(const struct breaker *rows, size_t count, const struct gate_request *req, double now)
+{
+	for (size_t i = 0; i < count; i++)
+		if (relevant(&rows[i], req->model) && rows[i].resets_at <= now &&
+		    !probe_lease_same_holder(&rows[i].lease, &req->holder) &&
+		    probe_lease_live(&rows[i].lease, now, req->holder.host))
+			return &rows[i];
+	return NULL;
+}
+
+/* Takes the lease of every expired breaker that applies; history for each. */
+static bool
+take_leases(struct store *store, const struct config *cfg, struct breaker *rows, size_t count,
+    const struct gate_request *req, double now, struct gate_decision *d, struct store_error *err)
+{
+	for (size_t i = 0; i < count; i++) {
+		struct breaker *b = &rows[i];
+		bool takeover = b->lease.pid != 0 && !probe_lease_same_holder(&b->lease, &req->holder);
+
+		if (!relevant(b, req->model))
+			continue;
+		b->lease = req->holder;
+		b->lease.expires_at = now + cfg->probe_timeout;
+		b->state = BREAKER_HALF_OPEN;
+		b->updated_at = now;
+		if (!save_change(store, b, takeover ? "probe-takeover" : "probe", 0, now, err))
+			return false;
+		if (d->verdict != GATE_PROBE)
+			d->blocking = *b;
+		d->verdict = GATE_PROBE;
+	}
+	return true;
+}
+
+/* Sets REFUSE or WAIT for blocker b; writes the waits row when asked. */
+static bool
+block(struct store *store, const struct gate_request *req, const struct breaker *b, double until,
+    double now, struct gate_decision *d, struct store_error *err)
+{
+	struct wait_record w = { .blocking = b, .model = req->model, .at = now, .pid = req->holder.pid };
+
+	d->blocking = *b;
+	d->blocked_until = until;
+	d->verdict = breaker_wait_plan(until, now, req->wait_max, req->jitter, &d->until) ? GATE_WAIT
+	    : GATE_REFUSE;
+	if (d->verdict == GATE_REFUSE)
+		d->until = 0;
+	w.kind = d->verdict == GATE_WAIT ? "wait" : "refuse";
+	w.until = d->verdict == GATE_WAIT ? d->until : until;
+	return !req->record || store_wait_add(store, &w, err);
+}
+
+/* The decision proper, inside BEGIN IMMEDIATE. */
+static bool
+gate_locked(struct store *store, const struct config *cfg, const struct gate_request *req,
+    double now, struct gate_decision *d, struct store_error *err)
+{
+	struct breaker *rows;
+	const struct breaker *blocker;
+	size_t count;
+	bool ok;
+
+	if (!store_breakers_of(store, req->account, req->family, &rows, &count, err))
+		return false;
+	if ((blocker = latest_open(rows, count, req->model, now)) != NULL)
+		ok = block(store, req, blocker, blocker->resets_at, now, d, err);
+	else if ((blocker = busy_probe(rows, count, req, now)) != NULL) {
+		d->probe_busy = true;
+		ok = block(store, req, blocker, blocker->lease.expires_at, now, d, err);
+	} else
+		ok = take_leases(store, cfg, rows, count, req, now, d, err);
+	free(rows);
+	return ok;
+}
+
+bool
+breaker_gate(struct store *store, const struct config *cfg, const struct gate_request *req,
+    double now, struct gate_decision *decision, struct store_error *err)
+{
+	struct breaker *rows;
+	size_t count, relevant_count = 0;
+
+	memset(decision, 0, sizeof(*decision));
+	decision->verdict = GATE_RUN;
+	if (!cfg->breaker_enabled)
+		return true;
+	if (!store_breakers_of(store, req->account, req->family, &rows, &count, err))
+		return false;
+	for (size_t i = 0; i < count; i++)
+		relevant_count += relevant(&rows[i], req->model);
+	free(rows);
+	if (relevant_count == 0)
+		return true;
+	if (!store_begin(store, err))
+		return false;
+	if (!gate_locked(store, cfg, req, now, decision, err)) {
+		store_rollback(store);
+		memset(decision, 0, sizeof(*decision));
+		return false;
+	}
+	return store_commit(store, err);
+}
+
+/* Runs body inside BEGIN IMMEDIATE ... COMMIT, rolling back when it fails. */
+static bool
+in_transaction(struct store *store, bool (*body)(struct store *, void *, struct store_error *),
+    void *ctx, struct store_error *err)
+{
+	if (!store_begin(store, err))
+		return false;
+	if (!body(store, ctx, err)) {
+		store_rollback(store);
+		return false;
+	}
+	return store_commit(store, err);
+}
+
+struct probe_output_ctx {
+	const char *account, *family;
+	const struct probe_lease *holder;
+	double now;
+	int closed;
+};
+
+static bool
+probe_output_locked(struct store *store, void *arg, struct store_error *err)
+{
+	struct probe_output_ctx *ctx = arg;
+	struct breaker *rows;
+	size_t count;
+	bool ok = true;
+
+	ctx->closed = 0;
+	if (!store_breakers_of(store, ctx->account, ctx->family, &rows, &count, err))
+		return false;
+	for (size_t i = 0; i < count && ok; i++) {
+		if (rows[i].state != BREAKER_HALF_OPEN || !probe_lease_same_holder(&rows[i].lease, ctx->holder))
+			continue;
+		close_breaker(&rows[i], ctx->now);
+		ok = save_change(store, &rows[i], "probe-success", 0, ctx->now, err);
+		ctx->closed++;
+	}
+	free(rows);
+	return ok;
+}
+
+bool
+breaker_probe_output(struct store *store, const char *account, const char *family,
+    const struct probe_lease *holder, double now, int *closed, struct store_error *err)
+{
+	struct probe_output_ctx ctx = { account, family, holder, now, 0 };
+	bool ok = in_transaction(store, probe_output_locked, &ctx, err);
+
+	*closed = ok ? ctx.closed : 0;
+	return ok;
+}
+
+struct record_ctx {
+	const struct config *cfg;
+	const struct run_report *run;
+	const struct fail_signal *sig;
+	struct run_record record;
+	struct record_outcome *out;
+};
+
+/* Finds key's row in rows, or starts a closed one. */
+static struct breaker
+find_or_new(const struct breaker *rows, size_t count, const struct breaker_key *key)
+{
+	struct breaker fresh;
+
+	for (size_t i = 0; i < count; i++)
+		if (strcmp(rows[i].key.scope, key->scope) == 0)
+			return rows[i];
+	memset(&fresh, 0, sizeof(fresh));
+	fresh.key = *key;
+	return fresh;
+}
+
+static bool
+record_trip(struct store *store, struct record_ctx *ctx, const struct breaker *rows, size_t count,
+    struct store_error *err)
+{
+	const struct fail_signal *sig = ctx->sig;
+	double now = ctx->run->ended_at, cap = now + ctx->cfg->max_provider_reset;
+	struct trip trip = { .reason = sig->reason, .message = sig->message };
+	struct breaker_key key;
+
+	memset(&key, 0, sizeof(key));
+	strlcpy(key.account, ctx->record.account, sizeof(key.account));
+	strlcpy(key.family, ctx->record.family, sizeof(key.family));
+	strlcpy(key.scope, sig->scope[0] == '\0' || strcmp(sig->scope, "family") == 0 ? SCOPE_FAMILY
+	    : sig->scope, sizeof(key.scope));
+	if (sig->resets_at > now) {
+		trip.resets_at = sig->resets_at < cap ? sig->resets_at : cap;
+		trip.source = sig->reset_source == RESET_SRC_TEXT ? "text" : "provider";
+	}
+	ctx->out->breaker = find_or_new(rows, count, &key);
+	ctx->out->change = breaker_apply_trip(&ctx->out->breaker, ctx->cfg, &trip, now);
+	return save_change(store, &ctx->out->breaker, breaker_change_event(ctx->out->change),
+	    ctx->out->run_id, now, err);
+}
+
+/* Success: closes what applies to the model and was tripped before the run started;
+ * then releases the leases this process still holds. */
+static bool
+record_success_and_leases(struct store *store, struct record_ctx *ctx, struct breaker *rows,
+    size_t count, bool succeeded, struct store_error *err)
+{
+	const struct probe_lease *holder = ctx->run->holder;
+	double now = ctx->run->ended_at;
+
+	for (size_t i = 0; i < count; i++) {
+		struct breaker *b = &rows[i];
+		const char *event = NULL;
+
+		if (succeeded && relevant(b, ctx->record.model) && b->last_trip_at < ctx->run->started_at) {
+			close_breaker(b, now);
+			event = "close";
+			ctx->out->closed++;
+		} else if (holder != NULL && b->state == BREAKER_HALF_OPEN &&
+		    probe_lease_same_holder(&b->lease, holder)) {
+			memset(&b->lease, 0, sizeof(b->lease));
+			b->state = BREAKER_OPEN;
+			b->updated_at = now;
+			event = "probe-release";
+		}
+		if (event != NULL && !save_change(store, b, event, ctx->out->run_id, now, err))
+			return false;
+	}
+	if (ctx->out->closed > 0 && ctx->out->change == CHANGE_NONE)
+		ctx->out->change = CHANGE_CLOSED;
+	return true;
+}
+
+static bool
+record_locked(struct store *store, void *arg, struct store_error *err)
+{
+	struct record_ctx *ctx = arg;
+	struct breaker *rows;
+	size_t count;
+	bool ok = true;
+
+	if (!store_run_add(store, &ctx->record, ctx->run->ended_at, &ctx->out->run_id, err))
+		return false;
+	if (!ctx->cfg->breaker_enabled)
+		return true;
+	if (!store_breakers_of(store, ctx->record.account, ctx->record.family, &rows, &count, err))
+		return false;
+	if (breaker_signal_trips(ctx->cfg, ctx->sig))
+		ok = record_trip(store, ctx, rows, count, err);
+	free(rows);
+	if (!ok || !store_breakers_of(store, ctx->record.account, ctx->record.family, &rows, &count, err))
+		return false;
+	ok = record_success_and_leases(store, ctx, rows, count, breaker_signal_succeeded(ctx->sig), err);
+	free(rows);
+	return ok;
+}
+
+static const char *
+first_set(const char *a, const char *b, const char *fallback)
+{
+	if (a != NULL && *a != '\0')
+		return a;
+	return b != NULL && *b != '\0' ? b : fallback;
+}
+
+bool
+breaker_record_run(struct store *store, const struct config *cfg, const struct run_report *run,
+    const struct fail_signal *sig, struct record_outcome *outcome, struct store_error *err)
+{
+	struct record_ctx ctx = { .cfg = cfg, .run = run, .sig = sig, .out = outcome };
+	json_t *argv = NULL;
+	char *argv_text = NULL;
+	bool ok;
+
+	memset(outcome, 0, sizeof(*outcome));
+	if (run->argv != NULL && (argv = redact_argv_json(run->argc, run->argv, &outcome->argv_redacted)) == NULL) {
+		err->status = STORE_ERR_IO;
+		snprintf(err->message, sizeof(err->message), "%s: out of memory", store_path(store));
+		return false;
+	}
+	if (argv != NULL)
+		argv_text = json_dumps(argv, JSON_COMPACT);
+	ctx.record = (struct run_record){
+		.argv_json = argv_text,
+		.argv_redacted = outcome->argv_redacted, .cwd = run->cwd,
+		.family = first_set(run->family, sig->family, "generic"),
+		.model = first_set(run->model, sig->model, ""),
+		.account = first_set(run->account, NULL, "default"), .source = run->source,
+		.started_at = run->started_at, .ended_at = run->ended_at, .exit_code = run->exit_code,
+		.term_signal = run->term_signal, .signal = *sig, .usage = run->usage,
+	};
+	ok = in_transaction(store, record_locked, &ctx, err);
+	free(argv_text);
+	json_decref(argv);
+	return ok;
+}
+
+struct manual_trip_ctx {
+	const struct config *cfg;
+	const struct breaker_key *key;
+	struct trip trip;
+	double now;
+	struct breaker *after;
+};
+
+static bool
+manual_trip_locked(struct store *store, void *arg, struct store_error *err)
+{
+	struct manual_trip_ctx *ctx = arg;
+	struct breaker *rows;
+	size_t count;
+
+	if (!store_breakers_of(store, ctx->key->account, ctx->key->family, &rows, &count, err))
+		return false;
+	*ctx->after = find_or_new(rows, count, ctx->key);
+	free(rows);
+	breaker_apply_trip(ctx->after, ctx->cfg, &ctx->trip, ctx->now);
+	return save_change(store, ctx->after, "manual-trip", 0, ctx->now, err);
+}
+
+bool
+breaker_trip_manual(struct store *store, const struct config *cfg, const struct breaker_key *key,
+    enum reason reason, double resets_at, double now, struct breaker *after, struct store_error *err)
+{
+	struct manual_trip_ctx ctx = {
+		.cfg = cfg, .key = key, .now = now, .after = after,
+		.trip = { .reason = reason, .resets_at = resets_at, .source = "manual", .message = "manual trip" },
+	};
+
+	return in_transaction(store, manual_trip_locked, &ctx, err);
+}
+
+struct reset_ctx {
+	const struct breaker_key *key;
+	double now;
+	int matched, closed;
+};
+
+static bool
+reset_matches(const struct breaker *b, const struct breaker_key *key)
+{
+	return key == NULL || (strcmp(b->key.account, key->account) == 0 &&
+	    strcmp(b->key.family, key->family) == 0 &&
+	    (strcmp(key->scope, SCOPE_FAMILY) == 0 || strcmp(key->scope, b->key.scope) == 0));
+}
+
+static bool
+reset_locked(struct store *store, void *arg, struct store_error *err)
+{
+	struct reset_ctx *ctx = arg;
+	struct breaker *rows;
+	size_t count;
+	bool ok = true;
+
+	ctx->matched = ctx->closed = 0;
+	if (!store_breakers_all(store, &rows, &count, err))
+		return false;
+	for (size_t i = 0; i < count && ok; i++) {
+		if (!reset_matches(&rows[i], ctx->key))
+			continue;
+		ctx->matched++;
+		if (rows[i].state == BREAKER_CLOSED)
+			continue;
+		close_breaker(&rows[i], ctx->now);
+		ok = save_change(store, &rows[i], "reset", 0, ctx->now, err);
+		ctx->closed++;
+	}
+	free(rows);
+	return ok;
+}
+
+bool
+breaker_reset(struct store *store, const struct breaker_key *key, double now,
+    int *matched, int *closed, struct store_error *err)
+{
+	struct reset_ctx ctx = { .key = key, .now = now };
+	bool ok = in_transaction(store, reset_locked, &ctx, err);
+
+	*matched = ok ? ctx.matched : 0;
+	*closed = ok ? ctx.closed : 0;
+	return ok;
+}
+
+bool
+breaker_blocked(struct store *store, const char *account, const char *family, const char *model,
+    double now, bool *blocked, struct breaker *blocking, struct store_error *err)
+{
+	struct gate_request req = { .account = account, .family = family, .model = model };
+	const struct breaker *found;
+	struct breaker *rows;
+	size_t count;
+
+	*blocked = false;
+	if (!store_breakers_of(store, account, family, &rows, &count, err))
+		return false;
+	local_host(req.holder.host, sizeof(req.holder.host));
+	if ((found = latest_open(rows, count, model, now)) == NULL)
+		found = busy_probe(rows, count, &req, now);
+	if (found != NULL) {
+		*blocked = true;
+		*blocking = *found;
+	}
+	free(rows);
+	return true;
+}

@@ -1,0 +1,109 @@
+/*
+ * child.h: running the wrapped command the way tini and timeout(1) do.
+ * Signals are caught and blocked before the fork; the child gets back the
+ * mask and dispositions rlwrap started with.  Its stdout and stderr (or a
+ * pseudo-terminal) are relayed byte for byte to rlwrap's own as they arrive;
+ * forwarded signals reach it; rlwrap stops and continues with it; when it
+ * exits, its pipes are drained for at most a bounded time.
+ *
+ * Ownership: signal dispositions belong to the whole process, so this module
+ * keeps the saved signal state in static storage: one child at a time,
+ * between child_signals_catch() and child_signals_release().  struct child is
+ * caller-allocated and owns the descriptors child_spawn() opens until
+ * child_close().  The spec and the terminal mode are borrowed.
+ */
+#ifndef RLWRAP_CHILD_H
+#define RLWRAP_CHILD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "tty.h"
+
+#define CHILD_BUF_SIZE (256 * 1024)
+#define CHILD_DRAIN_MS 1000
+
+enum child_stream { CHILD_OUT, CHILD_ERR, CHILD_STREAMS };
+
+/* Sees every chunk the child wrote, right after it was relayed (and also
+ * when its destination is gone), in arrival order. */
+typedef void (*child_tap)(enum child_stream stream, const char *buf, size_t len, void *arg);
+
+/*
+ * Stdout held back (the wrapper's --retry): while holding, the child's stdout
+ * bytes go to buf instead of rlwrap's stdout (the tap still sees them at
+ * once).  The tap sets release when the run has shown real output: the held
+ * bytes are written out and stdout flows directly from then on.  Past max
+ * bytes the hold gives up the same way and says so in overflowed.  After
+ * child_pump() the caller writes out or drops what is still held, and frees
+ * buf.
+ */
+struct child_hold {
+	bool holding;
+	bool release;
+	bool overflowed;
+	char *buf;
+	size_t len, max;
+};
+
+struct child_spec {
+	char *const *argv;     /* argv[0] is looked up in PATH */
+	bool use_pty;          /* stdin and stdout on a new pseudo-terminal */
+	bool stderr_on_pty;    /* with use_pty: stderr too (else a pipe) */
+	int drain_ms;          /* how long to read after the child exited */
+	struct term_mode *term;  /* rlwrap's raw terminal (pty mode), or NULL */
+	child_tap tap;
+	void *tap_arg;
+	struct child_hold *hold;   /* NULL: stdout is relayed as it arrives */
+};
+
+struct child {
+	pid_t pid;
+	int fd[CHILD_STREAMS];        /* read ends (CHILD_OUT is the pty master); -1 closed */
+	int dest[CHILD_STREAMS];      /* rlwrap's stdout and stderr */
+	int pty_master;               /* -1 unless pty mode */
+	bool stdin_open;              /* pty mode: still copying stdin to the master */
+	char input[4096];             /* pty mode: stdin bytes not yet written */
+	size_t input_len, input_off;
+	int status;                   /* wait status, once reaped */
+	bool reaped;
+	int error;                    /* errno of a failed spawn */
+};
+
+enum spawn_result { SPAWN_OK, SPAWN_FAILED, SPAWN_EXEC_FAILED };
+
+/*
+ * Installs rlwrap's handlers for the forwarded signals, SIGTSTP and SIGCHLD
+ * (remembering the old ones), blocks them, and ignores SIGPIPE.
+ * Returns 0 or -1 with errno set.
+ */
+int child_signals_catch(void);
+/* Puts every disposition and the mask back as child_signals_catch() found them. */
+void child_signals_release(void);
+
+/*
+ * Starts spec->argv.  SPAWN_FAILED: rlwrap could not (c->error);
+ * SPAWN_EXEC_FAILED: the command could not be executed (c->error, the child
+ * is already reaped).
+ */
+enum spawn_result child_spawn(struct child *c, const struct child_spec *spec);
+
+/*
+ * Relays output, forwards signals and input until the child has exited and
+ * its output is drained (or the drain bound has passed).  Returns 0, with the
+ * wait status in c->status, or -1 with errno set.
+ */
+int child_pump(struct child *c, const struct child_spec *spec);
+
+/* Closes what is still open. */
+void child_close(struct child *c);
+
+/* 127 for a command not found, 126 for one that could not run. */
+int exec_error_exit_code(int err);
+/* The shell's view of a wait status: the exit code, or 128 + signal. */
+int wait_status_exit_code(int status);
+/* The signal that killed the process, or 0. */
+int wait_status_signal(int status);
+
+#endif

@@ -1,0 +1,513 @@
+/* conf.c: reading rlwrap.conf(5) with inih. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ini.h>
+
+#include "conf.h"
+#include "timeparse.h"
+
+/* What the inih handler carries: the config and the first error seen. */
+struct parse_state {
+	struct config *cfg;
+	char error[256];
+	bool failed;
+};
+
+void
+config_defaults(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->wrapper_wait = -1;
+	cfg->breaker_enabled = true;
+	cfg->trip_on[REASON_RATE_LIMIT] = true;
+	cfg->trip_on[REASON_USAGE_LIMIT] = true;
+	cfg->trip_on[REASON_CREDIT_EXHAUSTED] = true;
+	cfg->min_confidence = 0.5;
+	cfg->cooldown_rate_limit = 15 * 60;
+	cfg->cooldown_usage_limit = 60 * 60;
+	cfg->cooldown_credit_exhausted = 60 * 60;
+	cfg->max_cooldown = 24 * 3600;
+	cfg->max_provider_reset = 8 * 86400;
+	cfg->probe_timeout = 10 * 60;
+	cfg->on_store_error = STORE_ERROR_OPEN;
+	cfg->keep_runs = 10000;
+	cfg->keep_days = 30;
+}
+
+void
+config_free(struct config *cfg)
+{
+	free(cfg->command_map);
+	free(cfg->families);
+	cfg->command_map = NULL;
+	cfg->families = NULL;
+	cfg->command_map_len = cfg->families_len = 0;
+}
+
+bool
+config_default_path(char *buf, size_t size)
+{
+	const char *env = getenv("RLWRAP_CONFIG"), *xdg = getenv("XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+	int n;
+
+	if (env != NULL && *env != '\0')
+		n = snprintf(buf, size, "%s", env);
+	else if (xdg != NULL && *xdg == '/')
+		n = snprintf(buf, size, "%s/rlwrap/config", xdg);
+	else if (home != NULL && *home != '\0')
+		n = snprintf(buf, size, "%s/.config/rlwrap/config", home);
+	else
+		return false;
+	return n > 0 && (size_t)n < size;
+}
+
+static bool fail(struct parse_state *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Keeps the first error only: inih reports the line of the first one. */
+static bool
+fail(struct parse_state *ps, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!ps->failed) {
+		va_start(ap, fmt);
+		vsnprintf(ps->error, sizeof(ps->error), fmt, ap);
+		va_end(ap);
+	}
+	ps->failed = true;
+	return false;
+}
+
+static bool
+parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "true", "yes", "on", "1" }, *const no[] = { "false", "no", "off", "0" };
+
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(s, yes[i]) == 0)
+			return *out = true, true;
+		if (strcasecmp(s, no[i]) == 0)
+			return *out = false, true;
+	}
+	return false;
+}
+
+static bool
+parse_positive_duration(const char *s, double *out)
+{
+	double secs;
+
+	if (!duration_parse(s, &secs) || secs <= 0 || secs > 366.0 * 86400)
+		return false;
+	*out = secs;
+	return true;
+}
+
+static bool
+parse_count(const char *s, long *out)
+{
+	const char *errstr;
+	long long v = strtonum(s, 0, 1000000000, &errstr);
+
+	if (errstr != NULL)
+		return false;
+	*out = (long)v;
+	return true;
+}
+
+/* Splits a comma list in place; calls each(item) for every non-empty, trimmed item. */
+static bool
+for_each_item(char *list, bool (*each)(struct parse_state *, const char *, void *),
+    struct parse_state *ps, void *arg)
+{
+	char *item, *end;
+
+	while ((item = strsep(&list, ",")) != NULL) {
+
+		while (isspace((unsigned char)*item))
+			item++;
+		end = item + strlen(item);
+		while (end > item && isspace((unsigned char)end[-1]))
+			*--end = '\0';
+		if (*item != '\0' && !each(ps, item, arg))
+			return false;
+	}
+	return true;
+}
+
+static bool
+add_trip_reason(struct parse_state *ps, const char *name, void *arg)
+{
+	enum reason r;
+
+	if (!reason_from_name(name, &r) || r == REASON_NONE)
+		return fail(ps, "trip_on: '%s' is not a failure reason", name);
+	ps->cfg->trip_on[r] = true;
+	return true;
+}
+
+static bool
+set_trip_on(struct parse_state *ps, const char *value)
+{
+	char list[1024];
+
+	if (strlcpy(list, value, sizeof(list)) >= sizeof(list))
+		return fail(ps, "trip_on: value too long");
+	memset(ps->cfg->trip_on, 0, sizeof(ps->cfg->trip_on));
+	return for_each_item(list, add_trip_reason, ps, NULL);
+}
+
+static bool
+set_min_confidence(struct parse_state *ps, const char *value)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(value, &end);
+	if (errno != 0 || end == value || *end != '\0' || !(v >= 0 && v <= 1))
+		return fail(ps, "min_confidence: '%s' is not a number from 0 to 1", value);
+	ps->cfg->min_confidence = v;
+	return true;
+}
+
+static bool
+breaker_key(struct parse_state *ps, const char *name, const char *value)
+{
+	static const struct { const char *name; size_t offset; } durations[] = {
+		{ "cooldown_rate_limit", offsetof(struct config, cooldown_rate_limit) },
+		{ "cooldown_usage_limit", offsetof(struct config, cooldown_usage_limit) },
+		{ "cooldown_credit_exhausted", offsetof(struct config, cooldown_credit_exhausted) },
+		{ "max_cooldown", offsetof(struct config, max_cooldown) },
+		{ "max_provider_reset", offsetof(struct config, max_provider_reset) },
+		{ "probe_timeout", offsetof(struct config, probe_timeout) },
+	};
+	struct config *cfg = ps->cfg;
+
+	for (size_t i = 0; i < sizeof(durations) / sizeof(durations[0]); i++)
+		if (strcmp(name, durations[i].name) == 0) {
+			if (!parse_positive_duration(value, (double *)((char *)cfg + durations[i].offset)))
+				return fail(ps, "%s: '%s' is not a positive duration (like 15m, 1h30m, 2d)",
+				    name, value);
+			return true;
+		}
+	if (strcmp(name, "enabled") == 0) {
+		if (!parse_bool(value, &cfg->breaker_enabled))
+			return fail(ps, "enabled: '%s' is not true or false", value);
+		return true;
+	}
+	if (strcmp(name, "trip_on") == 0)
+		return set_trip_on(ps, value);
+	if (strcmp(name, "min_confidence") == 0)
+		return set_min_confidence(ps, value);
+	if (strcmp(name, "on_store_error") == 0) {
+		if (strcmp(value, "open") != 0 && strcmp(value, "closed") != 0)
+			return fail(ps, "on_store_error: '%s' is not open or closed", value);
+		cfg->on_store_error = strcmp(value, "open") == 0 ? STORE_ERROR_OPEN : STORE_ERROR_CLOSED;
+		return true;
+	}
+	return fail(ps, "unknown key '%s' in [breaker]", name);
+}
+
+static bool
+set_pty(struct parse_state *ps, const char *value)
+{
+	static const char *const names[] = { "auto", "on", "off" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(value, names[i]) == 0) {
+			ps->cfg->wrapper_pty = (enum pty_setting)i;
+			return true;
+		}
+	return fail(ps, "pty: '%s' is not auto, on or off", value);
+}
+
+static bool
+wrapper_key(struct parse_state *ps, const char *name, const char *value)
+{
+	struct config *cfg = ps->cfg;
+
+	if (strcmp(name, "wait") == 0) {
+		if (strcmp(value, "off") == 0)
+			cfg->wrapper_wait = -1;
+		else if (!parse_positive_duration(value, &cfg->wrapper_wait))
+			return fail(ps, "wait: '%s' is not off or a positive duration (like 6h)", value);
+		return true;
+	}
+	if (strcmp(name, "retry") == 0) {
+		if (!parse_count(value, &cfg->wrapper_retry) || cfg->wrapper_retry > 100)
+			return fail(ps, "retry: '%s' is not a whole number from 0 to 100", value);
+		return true;
+	}
+	if (strcmp(name, "quiet") == 0) {
+		if (!parse_bool(value, &cfg->wrapper_quiet))
+			return fail(ps, "quiet: '%s' is not true or false", value);
+		return true;
+	}
+	if (strcmp(name, "pty") == 0)
+		return set_pty(ps, value);
+	return fail(ps, "unknown key '%s' in [wrapper]", name);
+}
+
+static bool
+store_key(struct parse_state *ps, const char *name, const char *value)
+{
+	struct config *cfg = ps->cfg;
+	const char *home = getenv("HOME");
+	int n;
+
+	if (strcmp(name, "keep_runs") == 0 || strcmp(name, "keep_days") == 0) {
+		if (!parse_count(value, name[5] == 'r' ? &cfg->keep_runs : &cfg->keep_days))
+			return fail(ps, "%s: '%s' is not a whole number (0 = no limit)", name, value);
+		return true;
+	}
+	if (strcmp(name, "path") != 0)
+		return fail(ps, "unknown key '%s' in [store]", name);
+	if (strncmp(value, "~/", 2) == 0 && home != NULL)
+		n = snprintf(cfg->store_path, sizeof(cfg->store_path), "%s/%s", home, value + 2);
+	else
+		n = snprintf(cfg->store_path, sizeof(cfg->store_path), "%s", value);
+	if (*value == '\0' || n < 0 || (size_t)n >= sizeof(cfg->store_path))
+		return fail(ps, "path: '%s' is empty or too long", value);
+	return true;
+}
+
+static bool
+valid_name(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n >= max)
+		return false;
+	for (; *s != '\0'; s++)
+		if (!isalnum((unsigned char)*s) && strchr("._-", *s) == NULL)
+			return false;
+	return true;
+}
+
+static struct family_config *
+family_section(struct parse_state *ps, const char *name)
+{
+	struct config *cfg = ps->cfg;
+	struct family_config *grown;
+
+	for (size_t i = 0; i < cfg->families_len; i++)
+		if (strcmp(cfg->families[i].name, name) == 0)
+			return &cfg->families[i];
+	grown = reallocarray(cfg->families, cfg->families_len + 1, sizeof(*grown));
+	if (grown == NULL)
+		return NULL;
+	cfg->families = grown;
+	grown = &cfg->families[cfg->families_len++];
+	memset(grown, 0, sizeof(*grown));
+	strlcpy(grown->name, name, sizeof(grown->name));
+	return grown;
+}
+
+static bool
+add_command(struct parse_state *ps, const char *command, void *family)
+{
+	struct config *cfg = ps->cfg;
+	struct command_family *grown;
+	const char *mapped = config_family_for_command(cfg, command);
+
+	if (!valid_name(command, CONFIG_COMMAND_MAX))
+		return fail(ps, "commands: '%s' is not a command basename", command);
+	if (mapped != NULL && strcmp(mapped, family) != 0)
+		return fail(ps, "commands: '%s' is already mapped to family %s", command, mapped);
+	if (mapped != NULL)
+		return true;
+	grown = reallocarray(cfg->command_map, cfg->command_map_len + 1, sizeof(*grown));
+	if (grown == NULL)
+		return fail(ps, "out of memory");
+	cfg->command_map = grown;
+	strlcpy(grown[cfg->command_map_len].command, command, CONFIG_COMMAND_MAX);
+	strlcpy(grown[cfg->command_map_len].family, family, CONFIG_FAMILY_MAX);
+	cfg->command_map_len++;
+	return true;
+}
+
+static bool
+family_key(struct parse_state *ps, const char *family, const char *name, const char *value)
+{
+	struct family_config *fc;
+	char list[1024];
+
+	if (!valid_name(family, CONFIG_FAMILY_MAX))
+		return fail(ps, "[family.%s]: not a family name (letters, digits, '.', '_', '-')",
+		    family);
+	if ((fc = family_section(ps, family)) == NULL)
+		return fail(ps, "out of memory");
+	if (strcmp(name, "commands") == 0) {
+		if (strlcpy(list, value, sizeof(list)) >= sizeof(list))
+			return fail(ps, "commands: value too long");
+		return for_each_item(list, add_command, ps, fc->name);
+	}
+	if (strcmp(name, "account") == 0) {
+		if (*value == '\0' || strlcpy(fc->account, value, sizeof(fc->account)) >= sizeof(fc->account))
+			return fail(ps, "account: '%s' is empty or too long", value);
+		return true;
+	}
+	if (strcmp(name, "config_dir_env") == 0) {
+		if (!valid_name(value, sizeof(fc->config_dir_env)) || strchr(value, '-') != NULL)
+			return fail(ps, "config_dir_env: '%s' is not an environment variable name", value);
+		strlcpy(fc->config_dir_env, value, sizeof(fc->config_dir_env));
+		return true;
+	}
+	return fail(ps, "unknown key '%s' in [family.%s]", name, family);
+}
+
+static int
+config_entry(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse_state *ps = user;
+
+	if (ps->failed)
+		return 0;
+	if (strcmp(section, "wrapper") == 0)
+		return wrapper_key(ps, name, value);
+	if (strcmp(section, "breaker") == 0)
+		return breaker_key(ps, name, value);
+	if (strcmp(section, "store") == 0)
+		return store_key(ps, name, value);
+	if (strncmp(section, "family.", 7) == 0)
+		return family_key(ps, section + 7, name, value);
+	if (*section == '\0')
+		return fail(ps, "key '%s' outside any section", name);
+	return fail(ps, "unknown section [%s]", section);
+}
+
+bool
+config_load_file(struct config *cfg, const char *path, char *err, size_t errsize)
+{
+	struct parse_state ps = { .cfg = cfg };
+	FILE *fp;
+	int line;
+
+	config_defaults(cfg);
+	if ((fp = fopen(path, "re")) == NULL) {
+		if (errno == ENOENT)
+			return true;
+		snprintf(err, errsize, "%s: %s", path, strerror(errno));
+		return false;
+	}
+	line = ini_parse_file(fp, config_entry, &ps);
+	fclose(fp);
+	if (line == 0) {
+		strlcpy(cfg->loaded_from, path, sizeof(cfg->loaded_from));
+		return true;
+	}
+	if (line < 0)
+		snprintf(err, errsize, "%s: %s", path, line == -2 ? "out of memory" : "cannot read");
+	else
+		snprintf(err, errsize, "%s:%d: %s", path, line,
+		    ps.failed ? ps.error : "syntax error (expected [section] or key = value)");
+	return false;
+}
+
+bool
+config_load(struct config *cfg, char *err, size_t errsize)
+{
+	char path[PATH_MAX];
+
+	if (!config_default_path(path, sizeof(path))) {
+		config_defaults(cfg);
+		return true;
+	}
+	return config_load_file(cfg, path, err, errsize);
+}
+
+double
+config_cooldown(const struct config *cfg, enum reason reason)
+{
+	switch (reason) {
+	case REASON_USAGE_LIMIT:
+		return cfg->cooldown_usage_limit;
+	case REASON_CREDIT_EXHAUSTED:
+		return cfg->cooldown_credit_exhausted;
+	default:
+		return cfg->cooldown_rate_limit;
+	}
+}
+
+const char *
+config_family_for_command(const struct config *cfg, const char *command)
+{
+	for (size_t i = 0; i < cfg->command_map_len; i++)
+		if (strcmp(cfg->command_map[i].command, command) == 0)
+			return cfg->command_map[i].family;
+	return NULL;
+}
+
+const struct family_config *
+config_family(const struct config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->families_len; i++)
+		if (strcmp(cfg->families[i].name, name) == 0)
+			return &cfg->families[i];
+	return NULL;
+}
+
+/* The agents' own config-directory variables: a second directory is a
+ * second login, so its path names the account. */
+static const struct {
+	const char *family, *var;
+} config_dir_vars[] = {
+	{ "claude", "CLAUDE_CONFIG_DIR" },
+	{ "codex", "CODEX_HOME" },
+	{ "gemini", "GEMINI_CLI_HOME" },
+	{ "pi", "PI_CODING_AGENT_DIR" },
+	{ "opencode", "OPENCODE_CONFIG_DIR" },
+};
+
+const char *
+config_dir_env(const struct config *cfg, const char *family)
+{
+	const struct family_config *fc = config_family(cfg, family);
+
+	if (fc != NULL && fc->config_dir_env[0] != '\0')
+		return fc->config_dir_env;
+	for (size_t i = 0; i < sizeof(config_dir_vars) / sizeof(config_dir_vars[0]); i++)
+		if (strcmp(config_dir_vars[i].family, family) == 0)
+			return config_dir_vars[i].var;
+	return NULL;
+}
+
+/* dir with $HOME shortened to "~", so that the label reads the same
+ * whichever way the variable was spelled out. */
+static void
+account_from_dir(const char *dir, char *buf, size_t size)
+{
+	const char *home = getenv("HOME");
+	size_t hl = home != NULL ? strlen(home) : 0;
+
+	while (hl > 1 && home[hl - 1] == '/')
+		hl--;
+	if (hl > 1 && strncmp(dir, home, hl) == 0 && (dir[hl] == '/' || dir[hl] == '\0'))
+		snprintf(buf, size, "~%s", dir + hl);
+	else
+		strlcpy(buf, dir, size);
+}
+
+void
+config_resolve_account(const struct config *cfg, const char *family, const char *option,
+    char *buf, size_t size)
+{
+	const struct family_config *fc = config_family(cfg, family);
+	const char *env = getenv("RLWRAP_ACCOUNT"), *dir_var = config_dir_env(cfg, family), *dir;
+
+	if (option != NULL && *option != '\0')
+		strlcpy(buf, option, size);
+	else if (env != NULL && *env != '\0')
+		strlcpy(buf, env, size);
+	else if (dir_var != NULL && (dir = getenv(dir_var)) != NULL && *dir != '\0')
+		account_from_dir(dir, buf, size);
+	else
+		strlcpy(buf, fc != NULL && fc->account[0] != '\0' ? fc->account : "default", size);
+}

@@ -1,0 +1,117 @@
+/*
+ * conf.h: rlwrap.conf(5), the INI file read with inih (DESIGN.md section 8).
+ *
+ * Ownership: a struct config owns its command map and family table (heap
+ * arrays); config_free() releases them.  config_defaults() allocates nothing,
+ * so a config that was never loaded may be freed or simply dropped.
+ * Nothing here prints; errors come back in the caller's buffer as
+ * "FILE:LINE: what is wrong".
+ */
+#ifndef RLWRAP_CONF_H
+#define RLWRAP_CONF_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "signal.h"
+
+#define CONFIG_FAMILY_MAX 32
+#define CONFIG_ACCOUNT_MAX 256
+#define CONFIG_COMMAND_MAX 64
+#define CONFIG_ENV_NAME_MAX 64
+
+enum store_error_policy {
+	STORE_ERROR_OPEN,    /* warn once and run the child anyway (default) */
+	STORE_ERROR_CLOSED   /* refuse, exit 75 */
+};
+
+/* One `commands` entry of a [family.NAME] section: a command basename and the
+ * family it belongs to.  The wrapper's family detection takes this array. */
+struct command_family {
+	char command[CONFIG_COMMAND_MAX];
+	char family[CONFIG_FAMILY_MAX];
+};
+
+/* A [family.NAME] section. */
+struct family_config {
+	char name[CONFIG_FAMILY_MAX];
+	char account[CONFIG_ACCOUNT_MAX];        /* "" = not set */
+	char config_dir_env[CONFIG_ENV_NAME_MAX];  /* "" = not set */
+};
+
+enum pty_setting { PTY_SETTING_AUTO, PTY_SETTING_ON, PTY_SETTING_OFF };
+
+struct config {
+	/* [wrapper]: defaults for the wrapper's options (the command line beats them) */
+	double wrapper_wait;                 /* --wait budget in seconds; < 0 = do not wait */
+	long wrapper_retry;                  /* --retry attempts; 0 = do not retry */
+	bool wrapper_quiet;
+	enum pty_setting wrapper_pty;
+	/* [breaker] */
+	bool breaker_enabled;
+	bool trip_on[REASON_COUNT];
+	double min_confidence;
+	double cooldown_rate_limit;          /* seconds; also used for any other tripping reason */
+	double cooldown_usage_limit;
+	double cooldown_credit_exhausted;
+	double max_cooldown;
+	double max_provider_reset;
+	double probe_timeout;
+	enum store_error_policy on_store_error;
+	/* [store] */
+	char store_path[PATH_MAX];           /* "" = not set; "~/" expanded */
+	long keep_runs;                      /* 0 = no limit by count */
+	long keep_days;                      /* 0 = no limit by age */
+	/* [family.NAME] */
+	struct command_family *command_map;
+	size_t command_map_len;
+	struct family_config *families;
+	size_t families_len;
+	/* The file that was read, "" when none existed. */
+	char loaded_from[PATH_MAX];
+};
+
+/* The built-in defaults of DESIGN.md and rlwrap.conf(5). */
+void config_defaults(struct config *cfg);
+void config_free(struct config *cfg);
+
+/*
+ * Where the config file is: $RLWRAP_CONFIG, else $XDG_CONFIG_HOME/rlwrap/config,
+ * else ~/.config/rlwrap/config.  False when none can be formed (no HOME).
+ */
+bool config_default_path(char *buf, size_t size);
+
+/*
+ * Defaults, then the file at path on top.  A missing file is not an error
+ * (cfg keeps the defaults, loaded_from stays "").  On a bad section, key or
+ * value, or an unreadable file, returns false with "path:line: message" in
+ * err; cfg then holds the defaults plus whatever came before the error.
+ */
+bool config_load_file(struct config *cfg, const char *path, char *err, size_t errsize);
+/* config_load_file() on config_default_path(). */
+bool config_load(struct config *cfg, char *err, size_t errsize);
+
+/* The cooldown for a tripping reason (rate-limit's for reasons without one). */
+double config_cooldown(const struct config *cfg, enum reason reason);
+/* The family a command basename maps to, or NULL. */
+const char *config_family_for_command(const struct config *cfg, const char *command);
+/* The [family.NAME] section, or NULL. */
+const struct family_config *config_family(const struct config *cfg, const char *name);
+
+/* The environment variable naming family's config directory: the file's
+ * config_dir_env, else the built-in one (CLAUDE_CONFIG_DIR, CODEX_HOME,
+ * GEMINI_CLI_HOME, PI_CODING_AGENT_DIR, OPENCODE_CONFIG_DIR), else NULL. */
+const char *config_dir_env(const struct config *cfg, const char *family);
+
+/*
+ * The account label for a run of family (DESIGN.md section 5), the only
+ * place it is decided: option (may be NULL), else $RLWRAP_ACCOUNT, else the
+ * value of the family's config-dir variable (config_dir_env()) when set,
+ * with $HOME shortened to "~", else the file's [family.NAME] account, else
+ * "default".  Never anything secret.
+ */
+void config_resolve_account(const struct config *cfg, const char *family, const char *option,
+    char *buf, size_t size);
+
+#endif

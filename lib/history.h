@@ -1,0 +1,66 @@
+/*
+ * history.h: reading the run history, for `recover` and `history`: exact
+ * filters (a comma means any-of, keys AND together), and marking a run
+ * recovered by the run that redid it.
+ *
+ * Ownership: a run_filter owns copies of the values added to it, released by
+ * run_filter_free().  A run_row handed to a callback points into the
+ * statement being read: it is valid only during that call.
+ */
+#ifndef RLWRAP_HISTORY_H
+#define RLWRAP_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "classify.h"
+#include "signal.h"
+#include "store.h"
+
+enum filter_key { FILTER_REASON, FILTER_FAMILY, FILTER_MODEL, FILTER_ACCOUNT, FILTER_EXIT,
+	FILTER_CWD, FILTER_KEYS };
+
+#define FILTER_VALUES_MAX 32
+
+struct run_filter {
+	char *values[FILTER_KEYS][FILTER_VALUES_MAX];
+	int count[FILTER_KEYS];
+	double since;          /* runs that started at or after; 0 = any */
+	long limit;            /* 0 = no limit */
+	bool failed_only;      /* reason not "none", and not recovered yet */
+};
+
+void run_filter_init(struct run_filter *f);
+void run_filter_free(struct run_filter *f);
+/* Adds "key=v1,v2".  False with a message that lists the valid keys or
+ * reasons when the key or a reason is not one of them. */
+bool run_filter_add(struct run_filter *f, const char *spec, char *err, size_t errlen);
+
+struct run_row {
+	long long id;
+	const char *argv_json;     /* a JSON array of strings; NULL when none was stored */
+	bool argv_redacted;        /* secrets were replaced: the argv cannot be replayed */
+	const char *cwd, *family, *model, *account, *source;   /* "" when unknown */
+	double started_at, ended_at;
+	int exit_code;             /* -1 = unknown */
+	int term_signal;           /* 0 = none */
+	struct fail_signal signal;
+	struct run_usage usage;
+	long long recovered_by;    /* 0 = not recovered */
+};
+
+/* false from the callback stops the walk. */
+typedef bool (*run_row_cb)(const struct run_row *row, void *arg);
+
+/* Newest first. */
+bool store_runs_each(struct store *store, const struct run_filter *f, run_row_cb cb, void *arg,
+    struct store_error *err);
+bool store_run_mark_recovered(struct store *store, long long id, long long by, struct store_error *err);
+
+/* Every stored field of the run, for --json. */
+json_t *run_row_to_json(const struct run_row *row, time_t now);
+
+#endif

@@ -1,0 +1,203 @@
+/* redact.c: secrets in argv replaced by "[redacted]" before they reach the store. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redact.h"
+
+static bool
+ends_with_ci(const char *s, size_t len, const char *suffix)
+{
+	size_t n = strlen(suffix);
+
+	return len >= n && strncasecmp(s + len - n, suffix, n) == 0;
+}
+
+/* The option name of "--name" or "--name=value", lower case rules; len excludes "=value". */
+static bool
+secret_option_name(const char *name, size_t len)
+{
+	static const char *const exact[] = { "key", "token", "secret", "password", "passwd", "apikey", "pass" };
+	static const char *const suffixes[] = { "-key", "_key", "-token", "_token", "-secret", "_secret",
+		"-password", "_password", "-passwd", "apikey" };
+
+	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
+		if (len == strlen(exact[i]) && strncasecmp(name, exact[i], len) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
+		if (ends_with_ci(name, len, suffixes[i]))
+			return true;
+	return false;
+}
+
+/* Length of the option name after the dashes, or 0 when arg is not "-name" / "--name". */
+static size_t
+option_name(const char *arg, const char **name)
+{
+	const char *s = arg;
+
+	if (s[0] != '-')
+		return 0;
+	s += s[1] == '-' ? 2 : 1;
+	*name = s;
+	if (strlen(s) < 3 || !isalpha((unsigned char)*s))
+		return 0;
+	return strcspn(s, "=");
+}
+
+bool
+redact_is_secret_option(const char *arg)
+{
+	const char *name;
+	size_t len = option_name(arg, &name);
+
+	return len > 0 && name[len] == '\0' && secret_option_name(name, len);
+}
+
+/* "NAME=value" with an environment-style NAME ending in KEY/TOKEN/SECRET/PASSWORD. */
+static size_t
+secret_assignment(const char *arg)
+{
+	size_t len = strcspn(arg, "=");
+
+	if (arg[len] != '=' || arg[len + 1] == '\0' || len == 0 || isdigit((unsigned char)arg[0]))
+		return 0;
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)arg[i]) && arg[i] != '_')
+			return 0;
+	if (ends_with_ci(arg, len, "key") || ends_with_ci(arg, len, "token") ||
+	    ends_with_ci(arg, len, "secret") || ends_with_ci(arg, len, "password") ||
+	    ends_with_ci(arg, len, "passwd"))
+		return len + 1;
+	return 0;
+}
+
+static bool
+is_token_char(char c)
+{
+	return isalnum((unsigned char)c) || strchr("_+/=-", c) != NULL;
+}
+
+/* Does the run s[0..len) look like a credential? */
+static bool
+key_shaped(const char *s, size_t len)
+{
+	static const struct { const char *prefix; size_t min_len; } prefixes[] = {
+		{ "sk-", 20 }, { "ghp_", 20 }, { "gho_", 20 }, { "ghu_", 20 }, { "ghs_", 20 },
+		{ "ghr_", 20 }, { "github_pat_", 20 }, { "AIza", 30 }, { "xoxb-", 15 },
+		{ "xoxa-", 15 }, { "xoxp-", 15 }, { "xoxr-", 15 },
+	};
+	size_t hex = 0, upper = 0, lower = 0, digit = 0, slash = 0;
+
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (len >= prefixes[i].min_len && strncmp(s, prefixes[i].prefix, strlen(prefixes[i].prefix)) == 0)
+			return true;
+	if (len < 32)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		hex += isxdigit((unsigned char)s[i]) != 0;
+		upper += isupper((unsigned char)s[i]) != 0;
+		lower += islower((unsigned char)s[i]) != 0;
+		digit += isdigit((unsigned char)s[i]) != 0;
+		slash += s[i] == '/';
+	}
+	if (hex == len)
+		return true;
+	return upper > 0 && lower > 0 && digit > 0 && s[0] != '/' && slash * 10 <= len;
+}
+
+/* Copies src[0..len) to out, each key-shaped word (and the word after "Bearer") redacted. */
+static char *
+redact_words(char *out, const char *src, size_t len, bool *redacted)
+{
+	bool after_bearer = false;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t start = i;
+
+		if (!is_token_char(src[i])) {
+			*out++ = src[i++];
+			continue;
+		}
+		while (i < len && is_token_char(src[i]))
+			i++;
+		if ((after_bearer && i - start >= 8) || key_shaped(src + start, i - start)) {
+			memcpy(out, REDACTED, strlen(REDACTED));
+			out += strlen(REDACTED);
+			*redacted = true;
+		} else {
+			memcpy(out, src + start, i - start);
+			out += i - start;
+		}
+		after_bearer = i - start == 6 && strncasecmp(src + start, "Bearer", 6) == 0 &&
+		    i < len && src[i] == ' ';
+	}
+	return out;
+}
+
+char *
+redact_arg(const char *arg, bool after_secret_option, bool *redacted)
+{
+	size_t len = strlen(arg), keep = 0;
+	const char *name;
+	size_t name_len = option_name(arg, &name);
+	char *out, *end;
+
+	if (after_secret_option && len > 0) {
+		*redacted = true;
+		return strdup(REDACTED);
+	}
+	if (name_len > 0 && name[name_len] == '=' && name[name_len + 1] != '\0' &&
+	    secret_option_name(name, name_len))
+		keep = (size_t)(name - arg) + name_len + 1;
+	else
+		keep = secret_assignment(arg);
+	if ((out = malloc(2 * len + sizeof(REDACTED))) == NULL)
+		return NULL;
+	memcpy(out, arg, keep);
+	if (keep > 0) {
+		memcpy(out + keep, REDACTED, sizeof(REDACTED));
+		*redacted = true;
+		return out;
+	}
+	end = redact_words(out, arg, len, redacted);
+	*end = '\0';
+	return out;
+}
+
+/* A JSON string of s; bytes that are not valid UTF-8 become '?'. */
+static json_t *
+json_string_lossy(char *s)
+{
+	json_t *str = json_string(s);
+
+	if (str != NULL)
+		return str;
+	for (char *p = s; *p != '\0'; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	return json_string(s);
+}
+
+json_t *
+redact_argv_json(int argc, char *const argv[], bool *redacted)
+{
+	json_t *array = json_array();
+	bool after_secret_option = false;
+
+	if (array == NULL)
+		return NULL;
+	for (int i = 0; i < argc; i++) {
+		char *clean = redact_arg(argv[i], after_secret_option, redacted);
+
+		if (clean == NULL || json_array_append_new(array, json_string_lossy(clean)) != 0) {
+			free(clean);
+			json_decref(array);
+			return NULL;
+		}
+		free(clean);
+		after_secret_option = redact_is_secret_option(argv[i]);
+	}
+	return array;
+}

@@ -1,0 +1,157 @@
+/*
+ * store.h: the machine-wide SQLite state file (DESIGN.md section 6): breakers,
+ * their history, the run history, and waits and refusals.
+ *
+ * Ownership: store_open() returns a store the caller closes with
+ * store_close().  Rows handed out are plain structs (fixed arrays, no
+ * pointers); lists of rows are one heap array the caller frees with free().
+ * Nothing here prints or exits: every function that can fail returns false
+ * and fills a struct store_error for the caller to report, so that the
+ * wrapper can fail open (DESIGN.md: "a store problem never loses the child's
+ * output or exit status").  All times are epoch seconds given by the caller.
+ *
+ * Concurrency: WAL, busy_timeout, and BEGIN IMMEDIATE around every
+ * read-then-write (store_begin() / store_commit()); single statements run in
+ * their own implicit transaction.
+ */
+#ifndef RLWRAP_STORE_H
+#define RLWRAP_STORE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "classify.h"
+#include "key.h"
+#include "signal.h"
+
+struct store;
+
+/* The schema this build writes (PRAGMA user_version). */
+#define STORE_SCHEMA_VERSION 2
+#define STORE_BUSY_TIMEOUT_MS 5000
+
+enum store_status {
+	STORE_OK,
+	STORE_ERR_OPEN,       /* cannot create the directory or open the file */
+	STORE_ERR_READONLY,   /* the file or its directory is not writable */
+	STORE_ERR_LOCKED,     /* another process held the lock past busy_timeout */
+	STORE_ERR_CORRUPT,    /* SQLITE_CORRUPT, SQLITE_NOTADB, or not an rlwrap store */
+	STORE_ERR_VERSION,    /* written by a newer rlwrap: refused, left untouched */
+	STORE_ERR_UNSUPPORTED,/* a postgresql:// URL: not in this build */
+	STORE_ERR_IO          /* anything else SQLite or the system reported */
+};
+
+struct store_error {
+	enum store_status status;
+	char message[512];    /* "PATH: what went wrong (sqlite's words)" */
+};
+
+struct store_options {
+	char path[PATH_MAX];
+	int busy_timeout_ms;
+	long keep_runs;       /* 0 = no limit */
+	long keep_days;       /* 0 = no limit */
+	bool read_only;       /* a read-only snapshot (immutable): no creating, no migrating */
+};
+
+/* Stored breaker states.  HALF_OPEN: past its reset with a probe lease. */
+enum breaker_state { BREAKER_CLOSED, BREAKER_OPEN, BREAKER_HALF_OPEN };
+
+/* Who holds a half-open breaker's probe lease; pid 0 = nobody. */
+struct probe_lease {
+	long pid;
+	long long start_time;   /* /proc/<pid>/stat field 22, clock ticks since boot */
+	char host[256];
+	double expires_at;
+};
+
+/* One row of the breakers table. */
+struct breaker {
+	struct breaker_key key;
+	enum breaker_state state;
+	enum reason reason;
+	double resets_at;          /* 0 = none */
+	char reset_source[16];     /* "provider", "text", "default" (a guess) or "manual" */
+	long trips;                /* every trip, ever */
+	long consecutive_unknown;  /* trips without a known reset since the last close or known reset */
+	double last_trip_at;
+	char last_message[SIGNAL_MESSAGE_MAX + 1];
+	struct probe_lease lease;
+	double updated_at;
+};
+
+/* One row of the runs table. */
+struct run_record {
+	const char *argv_json;     /* redacted argv as a JSON array, NULL for none */
+	bool argv_redacted;
+	const char *cwd;           /* may be NULL */
+	const char *family, *model, *account;
+	const char *source;        /* "wrap" or "record" */
+	double started_at, ended_at;
+	int exit_code;             /* -1 = unknown */
+	int term_signal;           /* 0 = none */
+	struct fail_signal signal;
+	struct run_usage usage;
+};
+
+/* One row of the waits table: a refusal or a wait, and for whom. */
+struct wait_record {
+	const char *kind;          /* "refuse" or "wait" */
+	const struct breaker *blocking;
+	const char *model;
+	double at, until;
+	long pid;
+};
+
+/* Runs and failures (reason not none) of one family since some time. */
+struct family_counts {
+	char family[KEY_FAMILY_MAX];
+	long runs, failures;
+};
+
+/*
+ * The options from the environment and config: path = $RLWRAP_DB, else
+ * config_path (may be NULL or ""), else $XDG_STATE_HOME/rlwrap/state.db, else
+ * ~/.local/state/rlwrap/state.db; busy timeout = $RLWRAP_BUSY_TIMEOUT_MS
+ * (for tests) else STORE_BUSY_TIMEOUT_MS.  keep_runs / keep_days copied in.
+ */
+bool store_options_resolve(struct store_options *opts, const char *config_path,
+    long keep_runs, long keep_days, struct store_error *err);
+
+/*
+ * Opens (creating the directory 0700 and the file 0600 when missing), checks
+ * the schema version, switches to WAL and migrates in place.  A database of a
+ * newer version is refused (STORE_ERR_VERSION) before anything is written.
+ */
+bool store_open(const struct store_options *opts, struct store **out, struct store_error *err);
+void store_close(struct store *store);
+const char *store_path(const struct store *store);
+int store_schema_version(const struct store *store);
+
+/* BEGIN IMMEDIATE / COMMIT / ROLLBACK.  store_rollback() never fails. */
+bool store_begin(struct store *store, struct store_error *err);
+bool store_commit(struct store *store, struct store_error *err);
+void store_rollback(struct store *store);
+
+/* Every breaker of (account, family), any state.  *rows is NULL when none. */
+bool store_breakers_of(struct store *store, const char *account, const char *family,
+    struct breaker **rows, size_t *count, struct store_error *err);
+/* Every breaker, ordered by family, scope, account. */
+bool store_breakers_all(struct store *store, struct breaker **rows, size_t *count,
+    struct store_error *err);
+/* Inserts or replaces the row of b->key. */
+bool store_breaker_save(struct store *store, const struct breaker *b, struct store_error *err);
+/* Appends a history row: event is "trip", "extend", "replace", "close",
+ * "reset", "probe", "probe-takeover", "probe-release", "manual-trip". */
+bool store_history_add(struct store *store, const struct breaker *b, const char *event,
+    long long run_id, double at, struct store_error *err);
+/* Inserts a run, sets *run_id; then prunes runs, history and waits. */
+bool store_run_add(struct store *store, const struct run_record *run, double now,
+    long long *run_id, struct store_error *err);
+bool store_wait_add(struct store *store, const struct wait_record *wait, struct store_error *err);
+/* Per-family runs and failures that started at or after since. */
+bool store_family_counts(struct store *store, double since, struct family_counts **rows,
+    size_t *count, struct store_error *err);
+
+#endif

@@ -1,0 +1,341 @@
+#!/usr/bin/env bats
+# The state file and the breakers end to end: status, reset, trip, wait,
+# record; fail-open on broken stores; many writers at once.
+
+load helpers
+
+setup() {
+	common_setup
+	export RLWRAP_TEST_NOW=$NOW     # 2026-11-30T12:00:00Z = 1796040000
+	T0=1796040000
+}
+
+@test "status on a fresh store: nothing open, schema is stable" {
+	run "$RLWRAP" status
+	assert_success
+	assert_output "no open breakers"
+	run "$RLWRAP" status --json
+	assert_success
+	assert_equal "$(echo "$output" | jq -c 'keys')" '["breakers","now","runs_24h","store"]'
+	assert_equal "$(echo "$output" | jq -r .now)" "$NOW"
+	[ "$(stat -c %a "$RLWRAP_DB")" = 600 ]
+}
+
+@test "record trips on a provider reset; status shows it in UTC, local and relative" {
+	limit_stream "$BATS_TEST_TMPDIR/s" $((T0 + 4 * 3600))
+	run "$RLWRAP" record "$BATS_TEST_TMPDIR/s"
+	assert_success
+	assert_output --partial "claude (account default): trip, open until 2026-11-30T16:00:00Z"
+	TZ=Europe/Rome run "$RLWRAP" status
+	assert_success
+	assert_output --regexp "^claude +open +usage-limit +resets 2026-11-30T16:00:00Z \(2026-11-30 17:00 CET, in 4h0m\) from provider; 1 trip: You have hit your limit"
+	assert_output --partial "claude           1 run, 1 failed"
+	run "$RLWRAP" status --json
+	echo "$output" | jq -e '.breakers[0] | .key == "claude" and .account == "default" and .scope == "*"
+		and .state == "open" and .reason == "usage-limit" and .resets_at == "2026-11-30T16:00:00Z"
+		and .retry_after_secs == 14400 and .reset_source == "provider" and .trips == 1 and .probe == null'
+	echo "$output" | jq -e '.runs_24h == [{"family":"claude","runs":1,"failures":1}]'
+}
+
+@test "never shorten: a bare 429 after a provider reset keeps the provider's time" {
+	limit_stream "$BATS_TEST_TMPDIR/s" $((T0 + 4 * 3600))
+	bare_429 "$BATS_TEST_TMPDIR/b"
+	"$RLWRAP" record "$BATS_TEST_TMPDIR/s"
+	RLWRAP_TEST_NOW=$((T0 + 60)) run "$RLWRAP" record "$BATS_TEST_TMPDIR/b"
+	assert_success
+	assert_output --partial "keep, open until 2026-11-30T16:00:00Z"
+	assert_equal "$(breaker_field claude resets_at)" "2026-11-30T16:00:00Z"
+	assert_equal "$(breaker_field claude reset_source)" "provider"
+	assert_equal "$(breaker_field claude trips)" "2"
+}
+
+@test "a provider reset replaces a guess, even an earlier one" {
+	bare_429 "$BATS_TEST_TMPDIR/b"
+	limit_stream "$BATS_TEST_TMPDIR/s" $((T0 + 600))
+	"$RLWRAP" record "$BATS_TEST_TMPDIR/b"
+	"$RLWRAP" record "$BATS_TEST_TMPDIR/b"
+	assert_equal "$(breaker_field claude resets_at)" "2026-11-30T12:30:00Z"   # 15m, then 30m
+	assert_equal "$(breaker_field claude reset_source)" "default"
+	run "$RLWRAP" record "$BATS_TEST_TMPDIR/s"
+	assert_output --partial "replace, open until 2026-11-30T12:10:00Z"
+	assert_equal "$(breaker_field claude reset_source)" "provider"
+}
+
+@test "escalation doubles each guess and caps at 24h" {
+	bare_429 "$BATS_TEST_TMPDIR/b"
+	local now=$T0 want=(900 1800 3600 7200 14400 28800 57600 86400 86400) reset
+	for w in "${want[@]}"; do
+		RLWRAP_TEST_NOW=$now "$RLWRAP" record "$BATS_TEST_TMPDIR/b" >/dev/null
+		reset=$(sqlite3 "$RLWRAP_DB" "select cast(resets_at as int) from breakers where family='claude'")
+		assert_equal "$((reset - now))" "$w"
+		now=$((reset + 1))
+	done
+}
+
+@test "success closes the breaker only when the run started after the last trip" {
+	limit_stream "$BATS_TEST_TMPDIR/s" $((T0 + 3600))
+	success_stream "$BATS_TEST_TMPDIR/ok"
+	"$RLWRAP" record "$BATS_TEST_TMPDIR/s"
+	run "$RLWRAP" record "$BATS_TEST_TMPDIR/ok"     # same second as the trip
+	assert_success
+	refute_output --partial "closed"
+	assert_equal "$(breaker_field claude state)" "open"
+	RLWRAP_TEST_NOW=$((T0 + 5)) run "$RLWRAP" record "$BATS_TEST_TMPDIR/ok"
+	assert_output --partial "closed 1 breaker"
+	assert_equal "$(breaker_field claude state)" "closed"
+	run "$RLWRAP" status
+	assert_output --partial "no open breakers"
+	assert_equal "$(sqlite3 "$RLWRAP_DB" "select group_concat(event) from breaker_history")" "trip,close"
+}
+
+@test "the overage false positive never trips" {
+	printf '%s\n' \
+		'{"type":"system","subtype":"init","model":"claude-opus-4-6","session_id":"s"}' \
+		'{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1796054400,"rateLimitType":"five_hour","overageStatus":"rejected","overageDisabledReason":"org_level_disabled","isUsingOverage":false}}' \
+		'{"type":"result","subtype":"success","is_error":false,"result":"done"}' > "$BATS_TEST_TMPDIR/o"
+	run "$RLWRAP" record "$BATS_TEST_TMPDIR/o"
+	assert_success
+	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from breakers")" 0
+	assert_equal "$(sqlite3 "$RLWRAP_DB" "select reason from runs")" none
+}
+
+@test "a model-scoped breaker blocks only its model; accounts are separate" {
+	limit_stream "$BATS_TEST_TMPDIR/s" $((T0 + 7200)) seven_day_opus
+	"$RLWRAP" record --account work "$BATS_TEST_TMPDIR/s"
+	assert_equal "$(breaker_field 'claude:opus@work' state)" open
+	run timeout 10 "$RLWRAP" wait --timeout 0 claude:claude-sonnet-4-5@work
+	assert_success
+	run timeout 10 "$RLWRAP" wait --timeout 0 claude@work
+	assert_success
+	run timeout 10 "$RLWRAP" wait --timeout 0 claude:claude-opus-4-6
+	assert_success
+	run timeout 10 "$RLWRAP" wait --timeout 1 claude:claude-opus-4-6@work
+	assert_failure 75
+	RLWRAP_ACCOUNT=work run timeout 10 "$RLWRAP" wait --timeout 0 claude:opus
+	assert_failure 75
+}
+
+@test "trip and reset by hand" {
+	run "$RLWRAP" trip --for 2h codex@work
+	assert_success
+	assert_output --partial "codex@work (account work): open until 2026-11-30T14:00:00Z"
+	run "$RLWRAP" trip --until 2026-12-01T00:00:00Z --reason credit-exhausted gemini
+	assert_success
+	assert_equal "$(breaker_field gemini reason)" credit-exhausted
+	assert_equal "$(breaker_field gemini reset_source)" manual
+	run "$RLWRAP" reset codex
+	assert_failure 1
+	assert_output --partial "no breaker codex (account default)"
+	run "$RLWRAP" reset codex@work
+	assert_success
+	assert_output "closed 1 breaker"
+	assert_equal "$(breaker_field codex@work state)" closed
+	run "$RLWRAP" reset --all
+	assert_output "closed 1 breaker"
+	run "$RLWRAP" status --all --json
+	echo "$output" | jq -e '[.breakers[].state] == ["closed","closed"]'
+}
+
+@test "trip, reset and wait usage errors exit 2" {
+	run "$RLWRAP" trip claude
+	assert_failure 2
+	run "$RLWRAP" trip --for 1h --until 2027-01-01T00:00:00Z claude
+	assert_failure 2
+	run "$RLWRAP" trip --until 2020-01-01T00:00:00Z claude
+	assert_failure 2
+	assert_output --partial "in the future"
+	run "$RLWRAP" trip --for 1h --reason none claude
+	assert_failure 2
+	run "$RLWRAP" trip --for soon claude
+	assert_failure 2
+	run "$RLWRAP" trip --for 1h 'cla ude'
+	assert_failure 2
+	assert_output --partial "not a key"
+	run "$RLWRAP" reset
+	assert_failure 2
+	run "$RLWRAP" reset --all claude
+	assert_failure 2
+	run "$RLWRAP" wait
+	assert_failure 2
+	run "$RLWRAP" record --family gpt /dev/null
+	assert_failure 2
+}
+
+@test "wait returns when the reset comes, on the injected clock" {
+	"$RLWRAP" trip --for 2s claude
+	SECONDS=0
+	run timeout 20 "$RLWRAP" wait --timeout 15 claude
+	assert_success
+	[ "$SECONDS" -le 5 ]
+	assert_output --partial "waiting for claude"
+}
+
+@test "wait ends early when another process resets the breaker" {
+	"$RLWRAP" trip --for 1h claude
+	timeout 20 "$RLWRAP" wait --timeout 15 claude 2>/dev/null &
+	local pid=$!
+	sleep 1
+	"$RLWRAP" reset claude
+	wait "$pid"
+}
+
+@test "wait: SIGINT exits 130, a timeout 75" {
+	"$RLWRAP" trip --for 1h claude
+	SECONDS=0
+	run timeout 20 "$RLWRAP" wait --timeout 1 claude
+	assert_failure 75
+	assert_output --partial "still blocked"
+	[ "$SECONDS" -le 4 ]
+	timeout 20 "$RLWRAP" wait claude 2>/dev/null &
+	local pid=$! rc=0
+	sleep 1
+	kill -INT "$pid"
+	wait "$pid" || rc=$?
+	assert_equal "$rc" 130
+}
+
+@test "a bad config file is an error naming the file and line" {
+	printf '[breaker]\nenabled = true\ncooldown = 5m\n' > "$RLWRAP_CONFIG"
+	run "$RLWRAP" status
+	assert_failure 1
+	assert_output --partial "$RLWRAP_CONFIG:3: unknown key 'cooldown' in [breaker]"
+}
+
+@test "config: trip_on and min_confidence change what trips" {
+	printf '[breaker]\ntrip_on = overloaded\nmin_confidence = 0.9\n' > "$RLWRAP_CONFIG"
+	bare_429 "$BATS_TEST_TMPDIR/b"
+	"$RLWRAP" record "$BATS_TEST_TMPDIR/b"
+	printf '%s\n' '{"type":"result","subtype":"success","is_error":true,"result":"API Error: 529 Overloaded","api_error_status":529}' > "$BATS_TEST_TMPDIR/o"
+	"$RLWRAP" record "$BATS_TEST_TMPDIR/o"   # confidence 0.8 < 0.9
+	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from breakers")" 0
+	printf '[breaker]\ntrip_on = overloaded\nmin_confidence = 0.8\ncooldown_rate_limit = 2m\n' > "$RLWRAP_CONFIG"
+	run "$RLWRAP" record "$BATS_TEST_TMPDIR/o"
+	assert_output --partial "open until 2026-11-30T12:02:00Z"
+}
+
+@test "store path from the config file; RLWRAP_DB beats it" {
+	printf '[store]\npath = %s/cfg.db\n' "$BATS_TEST_TMPDIR" > "$RLWRAP_CONFIG"
+	unset RLWRAP_DB
+	"$RLWRAP" trip --for 1h claude
+	[ -f "$BATS_TEST_TMPDIR/cfg.db" ]
+	export RLWRAP_DB="$BATS_TEST_TMPDIR/env.db"
+	"$RLWRAP" trip --for 1h claude
+	[ -f "$RLWRAP_DB" ]
+	printf '' > "$RLWRAP_CONFIG"
+	unset RLWRAP_DB
+	"$RLWRAP" trip --for 1h claude
+	[ "$(stat -c %a "$XDG_STATE_HOME/rlwrap")" = 700 ]
+	[ "$(stat -c %a "$XDG_STATE_HOME/rlwrap/state.db")" = 600 ]
+}
+
+# Runs a command as an unprivileged user when we are root (root ignores modes).
+unprivileged() {
+	if [ "$(id -u)" -eq 0 ]; then
+		setpriv --reuid=65534 --regid=65534 --clear-groups -- env RLWRAP_CONFIG=/nonexistent/config "$@"
+	else
+		"$@"
+	fi
+}
+
+@test "fail-open: a directory that cannot be created or written" {
+	touch "$BATS_TEST_TMPDIR/file"
+	RLWRAP_DB="$BATS_TEST_TMPDIR/file/sub/state.db" run "$RLWRAP" trip --for 1h claude
+	assert_failure 1
+	assert_equal "${#lines[@]}" 1
+	assert_output --partial "cannot create directory"
+	local dir; dir=$(mktemp -d /tmp/rlwrap-ro.XXXXXX); chmod 555 "$dir"
+	RLWRAP_DB="$dir/state.db" run unprivileged "$RLWRAP" record /dev/null
+	rm -rf "$dir"
+	assert_failure 1
+	assert_equal "${#lines[@]}" 1
+	assert_output --regexp "cannot create|not writable"
+}
+
+@test "fail-open: a read-only file is reported; status still reads it" {
+	local dir; dir=$(mktemp -d /tmp/rlwrap-ro.XXXXXX); chmod 755 "$dir"
+	RLWRAP_DB="$dir/state.db" "$RLWRAP" trip --for 1h claude
+	chmod 644 "$dir/state.db"
+	RLWRAP_DB="$dir/state.db" run unprivileged "$RLWRAP" trip --for 2h claude
+	assert_failure 1
+	assert_equal "${#lines[@]}" 1
+	assert_output --partial "not writable"
+	RLWRAP_DB="$dir/state.db" run unprivileged "$RLWRAP" status
+	rm -rf "$dir"
+	assert_success
+	assert_output --partial "claude"
+}
+
+@test "fail-open: a corrupt file (random bytes) is named corrupt; status exits 1" {
+	head -c 16384 /dev/urandom > "$RLWRAP_DB"
+	run "$RLWRAP" status
+	assert_failure 1
+	assert_output --partial "corrupt"
+	run "$RLWRAP" status --json
+	assert_failure 1
+	run "$RLWRAP" record "$BATS_TEST_TMPDIR/nothing" 2>&1
+	assert_failure 1
+	bare_429 "$BATS_TEST_TMPDIR/b"
+	run "$RLWRAP" record "$BATS_TEST_TMPDIR/b"
+	assert_failure 1
+	assert_output --partial "corrupt"
+	# The file is left as it was.
+	[ "$(stat -c %s "$RLWRAP_DB")" = 16384 ]
+}
+
+@test "a database of a newer schema is refused untouched" {
+	sqlite3 "$RLWRAP_DB" 'CREATE TABLE future (x); PRAGMA user_version = 42;'
+	local sum; sum=$(md5sum < "$RLWRAP_DB")
+	run "$RLWRAP" trip --for 1h claude
+	assert_failure 1
+	assert_output --partial "schema version 42 is newer"
+	assert_equal "$(md5sum < "$RLWRAP_DB")" "$sum"
+}
+
+@test "fail-open: a database locked past the busy timeout" {
+	"$RLWRAP" trip --for 1h claude
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	timeout 20 sqlite3 "$RLWRAP_DB" < "$BATS_TEST_TMPDIR/fifo" > "$BATS_TEST_TMPDIR/locker.out" 2>&1 &
+	local locker=$!
+	exec 9> "$BATS_TEST_TMPDIR/fifo"
+	echo "BEGIN EXCLUSIVE; INSERT INTO waits (at, kind) VALUES (1, 'lock'); SELECT 'locked';" >&9
+	for _ in $(seq 50); do grep -q locked "$BATS_TEST_TMPDIR/locker.out" && break; sleep 0.1; done
+	SECONDS=0
+	RLWRAP_BUSY_TIMEOUT_MS=300 run timeout 10 "$RLWRAP" trip --for 2h claude
+	exec 9>&-
+	wait "$locker" || true
+	assert_failure 1
+	assert_equal "${#lines[@]}" 1
+	assert_output --partial "locked by another process"
+	[ "$SECONDS" -le 3 ]
+	# Once the lock is gone, the store works again.
+	run "$RLWRAP" trip --for 2h claude
+	assert_success
+}
+
+@test "stress: 40 concurrent records on one store keep every run and the latest reset" {
+	local i pids=()
+	for i in $(seq 1 40); do
+		limit_stream "$BATS_TEST_TMPDIR/s$i" $((T0 + 3600 + i * 60))
+	done
+	for i in $(seq 1 40); do
+		timeout 60 "$RLWRAP" record "$BATS_TEST_TMPDIR/s$i" > "$BATS_TEST_TMPDIR/out$i" 2> "$BATS_TEST_TMPDIR/err$i" &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do
+		wait "${pids[$i]}" || fail "record $((i + 1)) failed: $(cat "$BATS_TEST_TMPDIR/err$((i + 1))")"
+	done
+	run cat "$BATS_TEST_TMPDIR"/err*
+	refute_output --partial "locked"
+	assert_output ""
+	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from runs")" 40
+	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from breaker_history where family = 'claude'")" 40
+	assert_equal "$(sqlite3 "$RLWRAP_DB" "select cast(resets_at as int) from breakers")" $((T0 + 3600 + 40 * 60))
+	assert_equal "$(breaker_field claude trips)" 40
+}
+
+@test "help lists the state commands" {
+	run "$RLWRAP" help
+	for c in status reset trip wait record; do
+		assert_output --partial "  $c "
+	done
+}
