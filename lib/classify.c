@@ -487,11 +487,13 @@ static const char *const output_types[] = {
 	"exec_command_begin", "exec_command_end", "patch_apply_begin", "tool_execution_start",
 };
 
+/* v is a slice of stream bytes and may hold a NUL, where strncmp would stop
+ * early and list[i][n] lie past the name: bound the name's length first. */
 static bool
 type_in(const char *v, size_t n, const char *const *list, size_t count)
 {
 	for (size_t i = 0; i < count; i++)
-		if (list[i][0] == v[0] && strncmp(list[i], v, n) == 0 && list[i][n] == '\0')
+		if (list[i][0] == v[0] && strnlen(list[i], n + 1) == n && memcmp(list[i], v, n) == 0)
 			return true;
 	return false;
 }
