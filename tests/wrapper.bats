@@ -90,6 +90,10 @@ ms_now() { date +%s%3N; }
 	set -m
 	"$RLWRAP" -- sigtrap CONT > out &
 	local pid=$! i state="" rc=0
+	# The job keeps its process group; without job control from here on,
+	# bash's "stopped" notice cannot cut the polling loop short (it did,
+	# leaving state empty, in slower sanitizer builds).
+	set +m
 	wait_for out "^ready"
 	kill -TSTP "$pid"
 	for i in $(seq 50); do
