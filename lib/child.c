@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -373,6 +374,30 @@ job_control_stop(int sig)
 	return sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
+/*
+ * What the child wrote before it exited is all in its pipes: that much is
+ * read whatever the drain bound says (a loaded machine may not run us
+ * within it); only what grandchildren add later is bounded.
+ */
+static void
+note_unread(struct child *c)
+{
+	for (int i = 0; i < CHILD_STREAMS; i++) {
+		int n = 0;
+
+		c->unread[i] = c->fd[i] >= 0 && ioctl(c->fd[i], FIONREAD, &n) == 0 && n > 0 ? (size_t)n : 0;
+	}
+}
+
+static bool
+unread_left(const struct child *c)
+{
+	for (int i = 0; i < CHILD_STREAMS; i++)
+		if (c->fd[i] >= 0 && c->unread[i] > 0)
+			return true;
+	return false;
+}
+
 /* Reaps every exited child of ours; notes ours, follows its stops (pty). */
 static void
 reap(struct child *c, const struct child_spec *spec, struct timespec *deadline)
@@ -392,6 +417,7 @@ reap(struct child *c, const struct child_spec *spec, struct timespec *deadline)
 		c->reaped = true;
 		c->stdin_open = false;
 		fwd_pid = 0;
+		note_unread(c);
 		deadline_after(deadline, spec->drain_ms);
 	}
 }
@@ -498,6 +524,7 @@ relay(struct child *c, const struct child_spec *spec, int i, char *buf)
 			close_stream(c, i);
 			return;
 		}
+		c->unread[i] = c->unread[i] > (size_t)n ? c->unread[i] - (size_t)n : 0;
 		if (i == CHILD_OUT && spec->hold != NULL && hold_keep(c, spec, buf, (size_t)n))
 			;
 		else if (c->dest[i] >= 0 && write_out(c, spec, c->dest[i], buf, (size_t)n) < 0) {
@@ -603,10 +630,11 @@ child_pump(struct child *c, const struct child_spec *spec)
 		handle_flags(c, spec, &deadline);
 		if (c->reaped) {
 			left = time_left(&deadline);
-			if (!output_open(c) || (left.tv_sec == 0 && left.tv_nsec == 0))
+			if (!output_open(c) || (left.tv_sec == 0 && left.tv_nsec == 0 && !unread_left(c)))
 				break;
 		}
-		if (ppoll(pfd, build_pollfds(c, pfd), c->reaped ? &left : NULL, &run_mask) < 0) {
+		if (ppoll(pfd, build_pollfds(c, pfd), c->reaped && !unread_left(c) ? &left : NULL,
+		    &run_mask) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -1;

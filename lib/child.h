@@ -68,6 +68,7 @@ struct child {
 	size_t input_len, input_off;
 	int status;                   /* wait status, once reaped */
 	bool reaped;
+	size_t unread[CHILD_STREAMS]; /* bytes the child left in each pipe when it exited */
 	int error;                    /* errno of a failed spawn */
 };
 
