@@ -383,9 +383,34 @@ config_entry(void *user, const char *section, const char *name, const char *valu
 	return fail(ps, "unknown section [%s]", section);
 }
 
+/* inih's own line buffer: a longer line would be read in pieces and later
+ * lines misnumbered, and it stops at a NUL byte; so such files are refused. */
+#define CONFIG_LINE_MAX 199
+
+/* The first line that is too long or holds a NUL byte, 0 when none. */
+static int
+bad_line(FILE *fp, const char **why)
+{
+	int c, line = 1;
+	size_t len = 0;
+
+	while ((c = getc(fp)) != EOF) {
+		if (c == '\n') {
+			line++;
+			len = 0;
+		} else if (c == '\0' || ++len > CONFIG_LINE_MAX) {
+			*why = c == '\0' ? "a NUL byte (not a text file)" : "line longer than 199 bytes";
+			return line;
+		}
+	}
+	rewind(fp);
+	return 0;
+}
+
 bool
 config_load_file(struct config *cfg, const char *path, char *err, size_t errsize)
 {
+	const char *why = NULL;
 	struct parse_state ps = { .cfg = cfg };
 	FILE *fp;
 	int line;
@@ -395,6 +420,11 @@ config_load_file(struct config *cfg, const char *path, char *err, size_t errsize
 		if (errno == ENOENT)
 			return true;
 		snprintf(err, errsize, "%s: %s", path, strerror(errno));
+		return false;
+	}
+	if ((line = bad_line(fp, &why)) > 0) {
+		fclose(fp);
+		snprintf(err, errsize, "%s:%d: %s", path, line, why);
 		return false;
 	}
 	line = ini_parse_file(fp, config_entry, &ps);
