@@ -383,9 +383,10 @@ config_entry(void *user, const char *section, const char *name, const char *valu
 	return fail(ps, "unknown section [%s]", section);
 }
 
-/* inih's own line buffer: a longer line would be read in pieces and later
+/* inih reads lines into 200 bytes (198, the newline and a NUL): a longer
+ * line would be read in pieces and later
  * lines misnumbered, and it stops at a NUL byte; so such files are refused. */
-#define CONFIG_LINE_MAX 199
+#define CONFIG_LINE_MAX 198
 
 /* The first line that is too long or holds a NUL byte, 0 when none. */
 static int
@@ -399,7 +400,7 @@ bad_line(FILE *fp, const char **why)
 			line++;
 			len = 0;
 		} else if (c == '\0' || ++len > CONFIG_LINE_MAX) {
-			*why = c == '\0' ? "a NUL byte (not a text file)" : "line longer than 199 bytes";
+			*why = c == '\0' ? "a NUL byte (not a text file)" : "line longer than 198 bytes";
 			return line;
 		}
 	}

@@ -340,11 +340,14 @@ unprivileged() {
 	done
 }
 
-@test "a config with a NUL byte or a line over 199 bytes is refused, naming the line" {
+@test "a config with a NUL byte or a line over 198 bytes is refused, naming the line" {
 	RLWRAP_CONFIG="$FIXTURES/fuzz/config/long-line-with-nul" run "$RLWRAP" status
 	assert_failure 1
 	assert_output --partial "long-line-with-nul:2: a NUL byte"
 	RLWRAP_CONFIG="$FIXTURES/fuzz/config/line-too-long" run "$RLWRAP" status
 	assert_failure 1
-	assert_output --partial "line-too-long:4: line longer than 199 bytes"
+	assert_output --partial "line-too-long:4: line longer than 198 bytes"
+	RLWRAP_CONFIG="$FIXTURES/fuzz/config/line-of-199-bytes" run "$RLWRAP" status
+	assert_failure 1
+	assert_output --partial "line-of-199-bytes:1: line longer than 198 bytes"
 }
