@@ -9,10 +9,7 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 setup() {
-	common_setup
-	PATH="$FIXTURES/bin:$PATH"
-	cd "$BATS_TEST_TMPDIR"
-	T0=1796040000                   # $NOW, 2026-11-30T12:00:00Z
+	agent_setup
 	export FAKE_MARKER="$BATS_TEST_TMPDIR/ran"
 }
 

@@ -18,6 +18,15 @@ common_setup() {
 	export NOW=2026-11-30T12:00:00Z
 }
 
+# common_setup, plus the fake agents on PATH and the test's own directory
+# as cwd; T0 is $NOW in epoch seconds.
+agent_setup() {
+	common_setup
+	PATH="$FIXTURES/bin:$PATH"
+	cd "$BATS_TEST_TMPDIR" || return 1
+	T0=1796040000
+}
+
 # check_fixture FAMILY/CASE: classify fixtures/streams/FAMILY/CASE.jsonl and
 # compare every key of CASE.expected.json with the output.
 check_fixture() {

@@ -8,10 +8,7 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 setup() {
-	common_setup
-	PATH="$FIXTURES/bin:$PATH"
-	cd "$BATS_TEST_TMPDIR"
-	T0=1796040000
+	agent_setup
 	export RLWRAP_TEST_NOW=$NOW RLWRAP_RECOVER_GAP_MS=0 FAKE_RECORD="$BATS_TEST_TMPDIR/record"
 	printf '[family.claude]\ncommands = record-args\n' > "$RLWRAP_CONFIG"
 	printf '%s\n' '{"type":"result","subtype":"success","is_error":true,"result":"API Error: 529 Overloaded","api_error_status":529}' > overloaded
