@@ -1,6 +1,6 @@
 /*
  * libFuzzer harness for the time and reset parsers: every entry point of
- * timeparse.h and reset.h on arbitrary bytes; the properties are in
+ * timeparse.h and reset_time.h on arbitrary bytes; the properties are in
  * invariants.h.
  */
 #include <stdio.h>

@@ -31,8 +31,8 @@
 #include <jansson.h>
 
 #include "classify.h"
-#include "reset.h"
-#include "signal.h"
+#include "reset_time.h"
+#include "failsignal.h"
 #include "timeparse.h"
 
 #define FUZZ_HEADER 4

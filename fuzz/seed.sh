@@ -43,7 +43,7 @@ for f in "$top"/fixtures/streams/*/*.jsonl; do
 	n=$((n + 1))
 done
 
-# timeparse: the grammar of timeparse.h and reset.h, one string a seed.
+# timeparse: the grammar of timeparse.h and reset_time.h, one string a seed.
 i=0
 while IFS= read -r line; do
 	[ -n "$line" ] || continue

@@ -34,7 +34,7 @@
 #include "classify.h"
 #include "conf.h"
 #include "key.h"
-#include "signal.h"
+#include "failsignal.h"
 #include "store.h"
 
 /* ---- Probe lease holders ---------------------------------------------- */

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "signal.h"
+#include "failsignal.h"
 
 #define CLASSIFY_LINE_MAX (1024 * 1024)
 

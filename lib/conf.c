@@ -178,7 +178,7 @@ set_min_confidence(struct parse_state *ps, const char *value)
 }
 
 static bool
-breaker_key(struct parse_state *ps, const char *name, const char *value)
+breaker_option(struct parse_state *ps, const char *name, const char *value)
 {
 	static const struct { const char *name; size_t offset; } durations[] = {
 		{ "cooldown_rate_limit", offsetof(struct config, cooldown_rate_limit) },
@@ -373,7 +373,7 @@ config_entry(void *user, const char *section, const char *name, const char *valu
 	if (strcmp(section, "wrapper") == 0)
 		return wrapper_key(ps, name, value);
 	if (strcmp(section, "breaker") == 0)
-		return breaker_key(ps, name, value);
+		return breaker_option(ps, name, value);
 	if (strcmp(section, "store") == 0)
 		return store_key(ps, name, value);
 	if (strncmp(section, "family.", 7) == 0)

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "signal.h"
+#include "failsignal.h"
 
 #define CONFIG_FAMILY_MAX 32
 #define CONFIG_ACCOUNT_MAX 256

@@ -16,8 +16,8 @@
 
 #include <jansson.h>
 
-#include "reset.h"
-#include "signal.h"
+#include "reset_time.h"
+#include "failsignal.h"
 
 #define EVIDENCE_TEXT_MAX 8192
 

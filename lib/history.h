@@ -17,7 +17,7 @@
 #include <jansson.h>
 
 #include "classify.h"
-#include "signal.h"
+#include "failsignal.h"
 #include "store.h"
 
 enum filter_key { FILTER_REASON, FILTER_FAMILY, FILTER_MODEL, FILTER_ACCOUNT, FILTER_EXIT,

@@ -23,7 +23,7 @@
 
 #include "classify.h"
 #include "key.h"
-#include "signal.h"
+#include "failsignal.h"
 
 struct store;
 

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "reset.h"
+#include "reset_time.h"
 #include "timeparse.h"
 
 #define NOW ((time_t)1796040000)

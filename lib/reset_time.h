@@ -1,16 +1,16 @@
 /*
- * reset.h: finding "wait until T" in what a provider or an agent printed.
+ * reset_time.h: finding "wait until T" in what a provider or an agent printed.
  *
  * Ownership: nothing here allocates; results are plain values.
  */
-#ifndef RLWRAP_RESET_H
-#define RLWRAP_RESET_H
+#ifndef RLWRAP_RESET_TIME_H
+#define RLWRAP_RESET_TIME_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <time.h>
 
-#include "signal.h"
+#include "failsignal.h"
 
 /* Lower rank = more trusted (DESIGN.md section 4, "Reset times"). */
 enum reset_rank {

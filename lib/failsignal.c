@@ -3,7 +3,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "signal.h"
+#include "failsignal.h"
 #include "textutil.h"
 
 static const char *const reason_names[REASON_COUNT] = {

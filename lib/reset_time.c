@@ -1,5 +1,5 @@
 /*
- * reset.c: finding "wait until T" in what a provider or an agent printed.
+ * reset_time.c: finding "wait until T" in what a provider or an agent printed.
  *
  * One pass over the text.  At each word start we try the few header/field
  * names and prose phrases that announce a wait, parse the value right after,
@@ -10,7 +10,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "reset.h"
+#include "reset_time.h"
 #include "textutil.h"
 #include "timeparse.h"
 
@@ -418,7 +418,7 @@ static size_t offer_after_phrase(const char *s, size_t len, size_t i, bool bare_
 
 /* "usage limit reached|1755615600": Claude's old epoch-seconds suffix.  An
  * exact epoch, so it ranks with the epoch fields; but it is read out of a
- * message, so its source is TEXT (reset.h, DESIGN.md section 4). */
+ * message, so its source is TEXT (reset_time.h, DESIGN.md section 4). */
 static size_t try_pipe_epoch(const char *s, size_t len, size_t i, time_t now,
 			     struct reset *best)
 {

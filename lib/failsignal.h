@@ -1,12 +1,12 @@
 /*
- * signal.h: the FailureSignal, how a run ended (DESIGN.md section 4).
+ * failsignal.h: the FailureSignal, how a run ended (DESIGN.md section 4).
  *
  * Ownership: a struct fail_signal owns nothing on the heap; every string is a
  * fixed array inside it, so signals are copied by assignment.  The JSON helpers
  * return new jansson references that the caller releases with json_decref().
  */
-#ifndef RLWRAP_SIGNAL_H
-#define RLWRAP_SIGNAL_H
+#ifndef RLWRAP_FAILSIGNAL_H
+#define RLWRAP_FAILSIGNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
