@@ -1,7 +1,7 @@
 #!/bin/bash
 # Pass-through throughput: `rlwrap -- cat FILE` against `cat FILE | cat`
 # on a 300 MiB JSONL agent stream, in the same run.  Goal: rlwrap's time at
-# most 1.25x the pipe's (DESIGN.md section 9 asks for >= 80% throughput).
+# most 1.25x the pipe's (docs/design.md section 9 asks for >= 80% throughput).
 #   bench/passthrough.sh [RUNS]        (RLWRAP, BENCH_DIR override defaults)
 set -eu
 . "$(dirname "$0")/common.sh"

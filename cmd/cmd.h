@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <time.h>
 
-/* Exit codes of DESIGN.md section 3. */
+/* Exit codes of docs/design.md section 3. */
 #define EXIT_REFUSED 75
 #define EXIT_USAGE 2
 #define EXIT_INTERNAL 125

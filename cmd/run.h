@@ -31,7 +31,7 @@ struct run_opts {
 	int argc;
 };
 
-/* Who runs: family, model and account (DESIGN.md section 5). */
+/* Who runs: family, model and account (docs/design.md section 5). */
 struct run_identity {
 	char family[32];
 	bool family_given;                /* --family, the map or a known name */

@@ -37,7 +37,7 @@
 
 #define FUZZ_HEADER 4
 #define FUZZ_NOW 1796040000  /* 2026-11-30T12:00:00Z, as in the golden fixtures */
-#define FUZZ_JSON_KEYS 16    /* the DESIGN.md section 4 object has exactly these */
+#define FUZZ_JSON_KEYS 16    /* the docs/design.md section 4 object has exactly these */
 
 static inline uint8_t
 fuzz_header_byte(const uint8_t *data, size_t size, size_t i)

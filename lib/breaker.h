@@ -1,5 +1,5 @@
 /*
- * breaker.h: the circuit breakers of DESIGN.md section 5, on top of the store.
+ * breaker.h: the circuit breakers of docs/design.md section 5, on top of the store.
  *
  * Ownership: nothing here allocates anything the caller must free; decisions
  * and outcomes are plain structs filled in place.  Every function that touches

@@ -1,5 +1,5 @@
 /*
- * conf.h: rlwrap.conf(5), the INI file read with inih (DESIGN.md section 8).
+ * conf.h: rlwrap.conf(5), the INI file read with inih (docs/design.md section 8).
  *
  * Ownership: a struct config owns its command map and family table (heap
  * arrays); config_free() releases them.  config_defaults() allocates nothing,
@@ -72,7 +72,7 @@ struct config {
 	char loaded_from[PATH_MAX];
 };
 
-/* The built-in defaults of DESIGN.md and rlwrap.conf(5). */
+/* The built-in defaults of docs/design.md and rlwrap.conf(5). */
 void config_defaults(struct config *cfg);
 void config_free(struct config *cfg);
 
@@ -105,7 +105,7 @@ const struct family_config *config_family(const struct config *cfg, const char *
 const char *config_dir_env(const struct config *cfg, const char *family);
 
 /*
- * The account label for a run of family (DESIGN.md section 5), the only
+ * The account label for a run of family (docs/design.md section 5), the only
  * place it is decided: option (may be NULL), else $RLWRAP_ACCOUNT, else the
  * value of the family's config-dir variable (config_dir_env()) when set,
  * with $HOME shortened to "~", else the file's [family.NAME] account, else

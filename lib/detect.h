@@ -1,5 +1,5 @@
 /*
- * detect.h: which agent a command line runs (DESIGN.md section 5): the
+ * detect.h: which agent a command line runs (docs/design.md section 5): the
  * family from the command's name, looking through launchers (env, npx, bunx,
  * node, nice, timeout, stdbuf) and npm package names; the model from the
  * child's own --model/-m.  The account is conf.c's (config_resolve_account()),

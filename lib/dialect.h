@@ -87,7 +87,7 @@ void evidence_set_status(struct evidence *ev, json_int_t status, bool structured
 void evidence_set_message(struct evidence *ev, const char *s, size_t len);
 /* The reason the markers give, REASON_AGENT_ERROR when nothing matches. */
 enum reason evidence_reason(const struct evidence *ev);
-/* The confidence ladder of DESIGN.md section 4. */
+/* The confidence ladder of docs/design.md section 4. */
 double evidence_confidence(const struct evidence *ev);
 /* Does free text (a stderr line) name a failure at all, and is it a retry notice? */
 bool text_names_failure(const struct evidence *ev);

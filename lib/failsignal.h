@@ -1,5 +1,5 @@
 /*
- * failsignal.h: the FailureSignal, how a run ended (DESIGN.md section 4).
+ * failsignal.h: the FailureSignal, how a run ended (docs/design.md section 4).
  *
  * Ownership: a struct fail_signal owns nothing on the heap; every string is a
  * fixed array inside it, so signals are copied by assignment.  The JSON helpers
@@ -70,7 +70,7 @@ void signal_init(struct fail_signal *sig);
  * SIGNAL_MESSAGE_MAX bytes on a UTF-8 boundary. */
 void signal_set_message(struct fail_signal *sig, const char *text, size_t len);
 
-/* The DESIGN.md section 4 object; now fixes retry_after_secs. */
+/* The docs/design.md section 4 object; now fixes retry_after_secs. */
 json_t *signal_to_json(const struct fail_signal *sig, time_t now);
 /* One human line, e.g. "usage-limit (confidence 1.0): claude five_hour, resets ...". */
 void signal_format_line(const struct fail_signal *sig, time_t now, char *buf, size_t size);

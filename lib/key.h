@@ -1,6 +1,6 @@
 /*
  * key.h: breaker keys as users write them, "family[:model][@account]"
- * (DESIGN.md section 2): "claude", "claude:opus", "codex@work".
+ * (docs/design.md section 2): "claude", "claude:opus", "codex@work".
  *
  * Ownership: struct breaker_key is plain fixed arrays, copied by assignment.
  */

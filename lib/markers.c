@@ -1,6 +1,6 @@
 /*
  * Evidence from failure records, and the marker tables that turn it into a
- * reason.  The order of the tables is the precedence of DESIGN.md section 4
+ * reason.  The order of the tables is the precedence of docs/design.md section 4
  * rule 7: usage-limit markers first, then credit, then rate-limit, ...
  */
 #include <ctype.h>

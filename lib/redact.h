@@ -1,5 +1,5 @@
 /*
- * redact.h: keeping secrets out of the store (DESIGN.md section 6).
+ * redact.h: keeping secrets out of the store (docs/design.md section 6).
  *
  * Ownership: redact_arg() returns a new string the caller frees with free();
  * redact_argv_json() returns a new jansson reference the caller releases with

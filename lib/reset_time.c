@@ -418,7 +418,7 @@ static size_t offer_after_phrase(const char *s, size_t len, size_t i, bool bare_
 
 /* "usage limit reached|1755615600": Claude's old epoch-seconds suffix.  An
  * exact epoch, so it ranks with the epoch fields; but it is read out of a
- * message, so its source is TEXT (reset_time.h, DESIGN.md section 4). */
+ * message, so its source is TEXT (reset_time.h, docs/design.md section 4). */
 static size_t try_pipe_epoch(const char *s, size_t len, size_t i, time_t now,
 			     struct reset *best)
 {

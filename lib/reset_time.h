@@ -12,7 +12,7 @@
 
 #include "failsignal.h"
 
-/* Lower rank = more trusted (DESIGN.md section 4, "Reset times"). */
+/* Lower rank = more trusted (docs/design.md section 4, "Reset times"). */
 enum reset_rank {
 	RANK_EPOCH_FIELD = 1,   /* resetsAt, resets_at, X-RateLimit-Reset, ...|epoch */
 	RANK_RETRY_AFTER_MS,
@@ -52,7 +52,7 @@ void reset_offer(struct reset *best, double at, enum reset_source src, enum rese
 bool reset_from_text(const char *s, size_t len, time_t now, struct reset *out);
 
 /*
- * DESIGN.md: resets more than 8 days ahead are clamped to 8 days; past ones,
+ * docs/design.md: resets more than 8 days ahead are clamped to 8 days; past ones,
  * one at now itself (no wait), non-finite ones and ones more than a year
  * ahead are dropped.
  */

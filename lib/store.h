@@ -1,5 +1,5 @@
 /*
- * store.h: the machine-wide SQLite state file (DESIGN.md section 6): breakers,
+ * store.h: the machine-wide SQLite state file (docs/design.md section 6): breakers,
  * their history, the run history, and waits and refusals.
  *
  * Ownership: store_open() returns a store the caller closes with
@@ -7,7 +7,7 @@
  * pointers); lists of rows are one heap array the caller frees with free().
  * Nothing here prints or exits: every function that can fail returns false
  * and fills a struct store_error for the caller to report, so that the
- * wrapper can fail open (DESIGN.md: "a store problem never loses the child's
+ * wrapper can fail open (docs/design.md: "a store problem never loses the child's
  * output or exit status").  All times are epoch seconds given by the caller.
  *
  * Concurrency: WAL, busy_timeout, and BEGIN IMMEDIATE around every

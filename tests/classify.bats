@@ -17,7 +17,7 @@ setup() {
 JSONL
 }
 
-@test "the JSON verdict has exactly the DESIGN.md fields, in order" {
+@test "the JSON verdict has exactly the docs/design.md fields, in order" {
 	run "$RLWRAP" classify-failure --json --now "$NOW" --exit-code 1 "$CAP"
 	assert_success
 	run jq -r 'keys_unsorted | join(",")' <<< "$output"
