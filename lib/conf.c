@@ -9,6 +9,7 @@
 #include <ini.h>
 
 #include "conf.h"
+#include "dialect.h"
 #include "timeparse.h"
 
 /* What the inih handler carries: the config and the first error seen. */
@@ -485,29 +486,18 @@ config_family(const struct config *cfg, const char *name)
 	return NULL;
 }
 
-/* The agents' own config-directory variables: a second directory is a
- * second login, so its path names the account. */
-static const struct {
-	const char *family, *var;
-} config_dir_vars[] = {
-	{ "claude", "CLAUDE_CONFIG_DIR" },
-	{ "codex", "CODEX_HOME" },
-	{ "gemini", "GEMINI_CLI_HOME" },
-	{ "pi", "PI_CODING_AGENT_DIR" },
-	{ "opencode", "OPENCODE_CONFIG_DIR" },
-};
-
+/* The agents' own config-directory variables (struct dialect): a second
+ * directory is a second login, so its path names the account. */
 const char *
 config_dir_env(const struct config *cfg, const char *family)
 {
 	const struct family_config *fc = config_family(cfg, family);
+	const struct dialect *d;
 
 	if (fc != NULL && fc->config_dir_env[0] != '\0')
 		return fc->config_dir_env;
-	for (size_t i = 0; i < sizeof(config_dir_vars) / sizeof(config_dir_vars[0]); i++)
-		if (strcmp(config_dir_vars[i].family, family) == 0)
-			return config_dir_vars[i].var;
-	return NULL;
+	d = dialect_find(family);
+	return d != NULL ? d->config_dir_env : NULL;
 }
 
 /* dir with $HOME shortened to "~", so that the label reads the same

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "detect.h"
+#include "dialect.h"
 
 /* A launcher: options that take a value, and positional operands it eats
  * before the command (timeout's duration). */
@@ -36,32 +37,6 @@ static const struct launcher launchers[] = {
 	{ "nice", "n", nice_long, 0, false },
 	{ "timeout", "sk", timeout_long, 1, false },
 	{ "stdbuf", "ioe", stdbuf_long, 0, false },
-};
-
-/* A name (npm package or command) and the family it runs. */
-struct name_family {
-	const char *command;
-	const char *family;
-};
-
-static const struct name_family npm_packages[] = {
-	{ "@anthropic-ai/claude-code", "claude" },
-	{ "@openai/codex", "codex" },
-	{ "@google/gemini-cli", "gemini" },
-	{ "@mariozechner/pi-coding-agent", "pi" },
-	{ "@earendil-works/pi-coding-agent", "pi" },
-	{ "opencode-ai", "opencode" },
-	{ "@qwen-code/qwen-code", "qwen" },
-};
-
-static const struct name_family command_names[] = {
-	{ "claude", "claude" },
-	{ "codex", "codex" },
-	{ "gemini", "gemini" },
-	{ "pi", "pi" },
-	{ "opencode", "opencode" },
-	{ "cursor-agent", "cursor" },
-	{ "qwen", "qwen" },
 };
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -181,16 +156,19 @@ package_matches(const char *arg, const char *pkg)
 static bool
 from_package(const char *arg, char *out, size_t size)
 {
-	for (size_t i = 0; i < COUNT(npm_packages); i++) {
-		const char *pkg = npm_packages[i].command;
-		const char *in_path = strstr(arg, "node_modules/");
+	const struct dialect *d;
 
-		if (package_matches(arg, pkg))
-			return copy_family(npm_packages[i].family, out, size);
-		if (in_path != NULL && (in_path = strstr(in_path, pkg)) != NULL &&
-		    in_path[strlen(pkg)] == '/')
-			return copy_family(npm_packages[i].family, out, size);
-	}
+	for (int i = 0; (d = dialect_table[i]) != NULL; i++)
+		for (size_t k = 0; d->packages != NULL && d->packages[k] != NULL; k++) {
+			const char *pkg = d->packages[k];
+			const char *in_path = strstr(arg, "node_modules/");
+
+			if (package_matches(arg, pkg))
+				return copy_family(d->name, out, size);
+			if (in_path != NULL && (in_path = strstr(in_path, pkg)) != NULL &&
+			    in_path[strlen(pkg)] == '/')
+				return copy_family(d->name, out, size);
+		}
 	return false;
 }
 
@@ -201,6 +179,7 @@ from_name(const char *arg, char *out, size_t size)
 	static const char *const suffixes[] = { ".js", ".mjs", ".cjs", ".exe", ".cmd" };
 	const char *name = base_name(arg);
 	size_t len = strlen(name);
+	const struct dialect *d;
 
 	for (size_t s = 0; s < COUNT(suffixes); s++) {
 		size_t sl = strlen(suffixes[s]);
@@ -210,10 +189,10 @@ from_name(const char *arg, char *out, size_t size)
 			break;
 		}
 	}
-	for (size_t i = 0; i < COUNT(command_names); i++)
-		if (strlen(command_names[i].command) == len &&
-		    strncmp(command_names[i].command, name, len) == 0)
-			return copy_family(command_names[i].family, out, size);
+	for (int i = 0; (d = dialect_table[i]) != NULL; i++)
+		for (size_t k = 0; d->commands != NULL && d->commands[k] != NULL; k++)
+			if (strlen(d->commands[k]) == len && strncmp(d->commands[k], name, len) == 0)
+				return copy_family(d->name, out, size);
 	return false;
 }
 

@@ -1,8 +1,11 @@
 /*
  * dialect.h: what a family's records mean.  Each family is one
- * lib/dialect_<name>.c exporting one struct dialect, plus its fixtures; the
- * table in classify.c lists them.  Also the evidence a failure record yields
- * and the helpers (markers.c, envelope.c) that turn it into a signal.
+ * lib/dialect_<name>.c exporting one struct dialect, plus its fixtures: the
+ * build generates dialect_table[] from the dialect sources listed in
+ * Makefile.am, and everything that names families (detection, the
+ * prefilter, config-directory variables, messages) reads that table.  Also
+ * the evidence a failure record yields and the helpers (markers.c,
+ * envelope.c) that turn it into a signal.
  *
  * Ownership: dialect functions borrow the jansson object they are given and
  * fill caller-owned evidence; nothing is kept between calls except the
@@ -12,6 +15,7 @@
 #define RLWRAP_DIALECT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <time.h>
 
 #include <jansson.h>
@@ -68,14 +72,36 @@ void ctx_add_cost(struct dialect_ctx *ctx, json_t *cost);
 struct dialect {
 	const char *name;
 	bool has_terminal;   /* the family writes a terminal record */
+	/* Launching it: command names (without a script suffix such as .js)
+	 * and npm packages; NULL-terminated, or NULL. */
+	const char *const *commands;
+	const char *const *packages;
+	const char *config_dir_env;  /* the agent's config-directory variable, or NULL */
+	/* The prefilter parses a record when one of its "type" values is in
+	 * kept_types, or in output_types until the first output was seen
+	 * (NULL-terminated, or NULL); every other record is dropped unread. */
+	const char *const *kept_types;
+	const char *const *output_types;
+	/* An output record that may still carry a failure once output was seen
+	 * (type is one of its "type" values): parse it anyway.  May be NULL. */
+	bool (*output_may_fail)(const char *type, size_t type_len, const char *line, size_t len);
+	/* Streams of `refines` look like this family's until one of this
+	 * family's own records shows: detection then moves to this family. */
+	const struct dialect *refines;
 	/* Does this top-level object belong to the family (for detection)? */
 	bool (*detect)(json_t *obj);
 	/* What the record means; fills ev for NOTICE, CANDIDATE and FAILURE. */
 	enum record_kind (*record)(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev);
 };
 
-extern const struct dialect dialect_claude, dialect_cursor, dialect_qwen, dialect_codex,
-    dialect_gemini, dialect_pi, dialect_opencode, dialect_generic;
+/* Every dialect, in detection order (generic last), NULL-terminated. */
+extern const struct dialect *const dialect_table[];
+extern const struct dialect dialect_generic, dialect_claude;
+/* The dialect named name, or NULL. */
+const struct dialect *dialect_find(const char *name);
+/* Claude's records, shared by the families that copy its stream shape. */
+enum record_kind claude_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev);
+bool claude_output_may_fail(const char *type, size_t type_len, const char *line, size_t len);
 
 /* evidence and markers (markers.c) */
 void evidence_init(struct evidence *ev);

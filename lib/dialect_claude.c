@@ -1,6 +1,7 @@
 /*
- * Claude Code stream-json and json (and the streams that copy its shape:
- * cursor-agent, qwen-code).  Terminal record: "result".
+ * Claude Code stream-json and json.  Terminal record: "result".  The
+ * families that copy its stream shape (cursor-agent, qwen-code) use its
+ * record() and prefilter rule.
  */
 #include <string.h>
 
@@ -21,12 +22,6 @@ claude_detect(json_t *obj)
 	if (strcmp(t, "result") == 0)
 		return json_object_get(obj, "is_error") != NULL || jstr(obj, "subtype") != NULL;
 	return strcmp(t, "rate_limit_event") == 0;
-}
-
-static bool
-cursor_detect(json_t *obj)
-{
-	return jtype_is(obj, "tool_call");
 }
 
 /* Claude's `error` codes; "unknown" says nothing. */
@@ -166,7 +161,7 @@ claude_result(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 	return REC_FAILURE;
 }
 
-static enum record_kind
+enum record_kind
 claude_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 {
 	const char *t = jstr(obj, "type");
@@ -188,12 +183,44 @@ claude_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 	return REC_IGNORE;
 }
 
+/* Does s hold needle, which starts with a byte that is rare in prose?
+ * memchr on that byte runs far faster than memmem. */
+static bool
+has_rare(const char *s, size_t len, const char *needle, size_t n)
+{
+	const char *p = s, *end = s + len;
+
+	while (p + n <= end && (p = memchr(p, needle[0], (size_t)(end - p) - n + 1)) != NULL) {
+		if (memcmp(p, needle, n) == 0)
+			return true;
+		p++;
+	}
+	return false;
+}
+
+/* Synthetic errors are assistant records with a top-level error, which
+ * comes after the long message content. */
+bool
+claude_output_may_fail(const char *type, size_t type_len, const char *line, size_t len)
+{
+	size_t tail = len < 512 ? len : 512;
+
+	if (type_len != 9 || memcmp(type, "assistant", 9) != 0)
+		return false;
+	return has_rare(line, len, "<synthetic>", 11) ||
+	    memmem(line + len - tail, tail, "\"error\":", 8) != NULL;
+}
+
+static const char *const claude_commands[] = { "claude", NULL };
+static const char *const claude_packages[] = { "@anthropic-ai/claude-code", NULL };
+static const char *const claude_kept[] = { "result", "rate_limit_event", "system", NULL };
+static const char *const claude_output[] = { "assistant", NULL };
+
 const struct dialect dialect_claude = {
-	.name = "claude", .has_terminal = true, .detect = claude_detect, .record = claude_record,
-};
-const struct dialect dialect_cursor = {
-	.name = "cursor", .has_terminal = true, .detect = cursor_detect, .record = claude_record,
-};
-const struct dialect dialect_qwen = {
-	.name = "qwen", .has_terminal = true, .detect = NULL, .record = claude_record,
+	.name = "claude", .has_terminal = true,
+	.commands = claude_commands, .packages = claude_packages,
+	.config_dir_env = "CLAUDE_CONFIG_DIR",
+	.kept_types = claude_kept, .output_types = claude_output,
+	.output_may_fail = claude_output_may_fail,
+	.detect = claude_detect, .record = claude_record,
 };

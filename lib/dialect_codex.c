@@ -111,6 +111,21 @@ codex_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 	return REC_IGNORE;
 }
 
+static const char *const codex_commands[] = { "codex", NULL };
+static const char *const codex_packages[] = { "@openai/codex", NULL };
+/* task_complete and stream_error are the legacy envelope's msg types. */
+static const char *const codex_kept[] = {
+	"error", "turn.completed", "turn.failed", "turn.started", "thread.started",
+	"task_complete", "stream_error", NULL
+};
+static const char *const codex_output[] = {
+	"item.completed", "agent_message", "exec_command_begin", "exec_command_end",
+	"patch_apply_begin", NULL
+};
+
 const struct dialect dialect_codex = {
-	.name = "codex", .has_terminal = true, .detect = codex_detect, .record = codex_record,
+	.name = "codex", .has_terminal = true,
+	.commands = codex_commands, .packages = codex_packages, .config_dir_env = "CODEX_HOME",
+	.kept_types = codex_kept, .output_types = codex_output,
+	.detect = codex_detect, .record = codex_record,
 };

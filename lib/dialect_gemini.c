@@ -66,6 +66,14 @@ gemini_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 	return REC_IGNORE;
 }
 
+static const char *const gemini_commands[] = { "gemini", NULL };
+static const char *const gemini_packages[] = { "@google/gemini-cli", NULL };
+static const char *const gemini_kept[] = { "result", "init", "error", NULL };
+static const char *const gemini_output[] = { "message", "tool_use", NULL };
+
 const struct dialect dialect_gemini = {
-	.name = "gemini", .has_terminal = true, .detect = gemini_detect, .record = gemini_record,
+	.name = "gemini", .has_terminal = true,
+	.commands = gemini_commands, .packages = gemini_packages, .config_dir_env = "GEMINI_CLI_HOME",
+	.kept_types = gemini_kept, .output_types = gemini_output,
+	.detect = gemini_detect, .record = gemini_record,
 };

@@ -16,6 +16,11 @@ generic_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 	return REC_CANDIDATE;
 }
 
+/* Error envelopes can come from any family's stream. */
+static const char *const generic_kept[] = { "error", NULL };
+
 const struct dialect dialect_generic = {
-	.name = "generic", .has_terminal = false, .detect = NULL, .record = generic_record,
+	.name = "generic", .has_terminal = false,
+	.kept_types = generic_kept,
+	.detect = NULL, .record = generic_record,
 };

@@ -31,6 +31,15 @@ opencode_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 	return REC_EVENT;
 }
 
+static const char *const opencode_commands[] = { "opencode", NULL };
+static const char *const opencode_packages[] = { "opencode-ai", NULL };
+static const char *const opencode_kept[] = { "error", "step_finish", NULL };
+static const char *const opencode_output[] = { "text", "tool_use", NULL };
+
 const struct dialect dialect_opencode = {
-	.name = "opencode", .has_terminal = false, .detect = opencode_detect, .record = opencode_record,
+	.name = "opencode", .has_terminal = false,
+	.commands = opencode_commands, .packages = opencode_packages,
+	.config_dir_env = "OPENCODE_CONFIG_DIR",
+	.kept_types = opencode_kept, .output_types = opencode_output,
+	.detect = opencode_detect, .record = opencode_record,
 };

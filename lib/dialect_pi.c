@@ -85,6 +85,19 @@ pi_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 	return pi_detect(obj) ? REC_EVENT : REC_IGNORE;
 }
 
+static const char *const pi_commands[] = { "pi", NULL };
+static const char *const pi_packages[] = {
+	"@mariozechner/pi-coding-agent", "@earendil-works/pi-coding-agent", NULL
+};
+static const char *const pi_kept[] = {
+	"session", "agent_end", "agent_settled", "auto_retry_start", "auto_retry_end", "response",
+	"message_end", NULL
+};
+static const char *const pi_output[] = { "tool_execution_start", NULL };
+
 const struct dialect dialect_pi = {
-	.name = "pi", .has_terminal = true, .detect = pi_detect, .record = pi_record,
+	.name = "pi", .has_terminal = true,
+	.commands = pi_commands, .packages = pi_packages, .config_dir_env = "PI_CODING_AGENT_DIR",
+	.kept_types = pi_kept, .output_types = pi_output,
+	.detect = pi_detect, .record = pi_record,
 };

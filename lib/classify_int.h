@@ -1,0 +1,106 @@
+/*
+ * classify_int.h: the classifier's parts, shared by the files it is split
+ * into along its seams:
+ *   classify.c        the API, records handed to the dialect, stderr text
+ *   classify_lines.c  line assembly, pretty-printed documents, the repair of
+ *                     lines an injected record broke
+ *   prefilter.c       which lines are worth a JSON parse, from their bytes
+ *   verdict.c         the verdict state machine and the signals it names
+ *
+ * Ownership: struct classifier belongs to classify.c (classifier_new and
+ * classifier_free); the other parts only work on the one they are given.
+ */
+#ifndef RLWRAP_CLASSIFY_INT_H
+#define RLWRAP_CLASSIFY_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "classify.h"
+#include "dialect.h"
+
+enum outcome { OUT_PENDING, OUT_SUCCESS, OUT_FAILURE };
+
+struct held {
+	bool have;
+	bool text_only;
+	bool after_output;
+	long line;
+	struct evidence ev;
+};
+
+/* The "type" values the dialects keep, gathered once per classifier. */
+#define PREFILTER_TYPES_MAX 64
+#define PREFILTER_HOOKS_MAX 8
+
+struct prefilter_type {
+	const char *name;
+	size_t len;
+	bool output;      /* kept only until the first output was seen */
+};
+
+typedef bool (*output_hook)(const char *type, size_t type_len, const char *line, size_t len);
+
+struct prefilter {
+	struct prefilter_type types[PREFILTER_TYPES_MAX];
+	size_t ntypes;
+	output_hook may_fail[PREFILTER_HOOKS_MAX];
+	size_t nhooks;
+};
+
+struct classifier {
+	const struct dialect *dialect;
+	bool family_forced;
+	struct dialect_ctx ctx;
+	signal_cb cb;
+	void *cb_arg;
+	struct prefilter prefilter;
+
+	char *buf;                 /* the current (partial) line, at most CLASSIFY_LINE_MAX */
+	size_t len, cap;
+	size_t dropped;            /* bytes of the current line past the cap */
+	char *stash;               /* head of a line an injected record broke in two */
+	size_t stash_len;
+	bool joining;              /* reading a line that was being written when a record cut in */
+	const char *skipped;       /* the line before, when the prefilter dropped it */
+	size_t skipped_len;
+	char *skipped_copy;        /* its bytes, once the buffer they were in is reused */
+	char *doc;                 /* a pretty-printed JSON document being gathered */
+	size_t doc_len;
+	long doc_line;
+	long lineno;
+
+	bool saw_family_event;
+	bool saw_output;
+	struct held cand;          /* the failure that decides if nothing terminal follows */
+	struct held rejected;      /* a rejected rate_limit_event of this run */
+	enum outcome outcome;
+	struct held term;
+	struct reset header_reset; /* from rate-limit headers seen before their failure */
+	long last_text_line;       /* the stderr line before this one, for multi-line messages */
+};
+
+/* classify.c: a parsed JSON value (object or array of them); a text line. */
+void classify_value(struct classifier *c, json_t *v);
+void classify_text(struct classifier *c, const char *s, size_t len);
+
+/* classify_lines.c: the line still being assembled, at the end of input. */
+void lines_finish(struct classifier *c);
+
+/* prefilter.c */
+/* Gathers the dialects' type lists; false when they exceed the table. */
+bool prefilter_init(struct prefilter *pf);
+/* Can this JSON line matter?  When false it is dropped unparsed. */
+bool prefilter_keeps(const struct classifier *c, const char *s, size_t len);
+
+/* verdict.c */
+/* Holds ev in h as seen at the current line. */
+void verdict_hold(struct classifier *c, struct held *h, const struct evidence *ev, bool text_only);
+/* Hands h to the signal callback (the --all view). */
+void verdict_emit(struct classifier *c, const struct held *h);
+/* What a record of this kind does to the verdict. */
+void verdict_apply(struct classifier *c, enum record_kind kind, const struct evidence *ev);
+/* The verdict at the end of the stream. */
+void verdict_finish(struct classifier *c, int exit_code, struct fail_signal *out);
+
+#endif

@@ -1,0 +1,293 @@
+/*
+ * Line assembly: bytes in any chunking become lines (one capped line held
+ * at a time); pretty-printed documents are gathered whole; JSON lines the
+ * prefilter keeps are parsed; a line an injected record broke in two is
+ * repaired (Claude 2.1.74 wrote rate_limit_event into the middle of other
+ * lines).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "classify_int.h"
+
+/*
+ * An unescaped {"type": can only follow '[', ',' or ':' in valid JSON; after
+ * anything else it is a record written into the middle of another line.
+ */
+static bool
+has_injected_record(const char *s, size_t len)
+{
+	const char *p = s + 1, *end = s + len, *b;
+
+	/* Braces are rare in prose: find them with memchr, not memmem. */
+	while (p + 8 <= end && (p = memchr(p, '{', (size_t)(end - p - 7))) != NULL) {
+		if (memcmp(p + 1, "\"type\":", 7) == 0) {
+			for (b = p - 1; b > s && (*b == ' ' || *b == '\t'); b--)
+				;
+			if (*b != '[' && *b != ',' && *b != ':')
+				return true;
+		}
+		p++;
+	}
+	return false;
+}
+
+static void
+stash_set(struct classifier *c, const char *s, size_t len)
+{
+	char *p = realloc(c->stash, len + 1);
+
+	if (p == NULL)
+		return;
+	memcpy(p, s, len);
+	c->stash = p;
+	c->stash_len = len;
+}
+
+/* A line that does not parse may hold a record injected into it (Claude
+ * 2.1.74 wrote rate_limit_event mid-line); its head joins the next line. */
+static void
+salvage(struct classifier *c, const char *s, size_t len)
+{
+	const char *p = s + 1;
+	int tries = 0;
+
+	while ((p = memmem(p, len - (size_t)(p - s), "{\"type\":", 8)) != NULL && tries++ < 8) {
+		json_error_t jerr;
+		json_t *v = json_loadb(p, len - (size_t)(p - s), JSON_DISABLE_EOF_CHECK, &jerr);
+
+		if (v != NULL) {
+			size_t used = (size_t)jerr.position;
+
+			classify_value(c, v);
+			json_decref(v);
+			if ((size_t)(p - s) + used >= len)
+				stash_set(c, s, (size_t)(p - s));
+			return;
+		}
+		p++;
+	}
+}
+
+static void
+handle_json_line(struct classifier *c, const char *s, size_t len)
+{
+	json_error_t jerr;
+	json_t *v;
+
+	if (!prefilter_keeps(c, s, len)) {
+		c->skipped = s;
+		c->skipped_len = len;
+		return;
+	}
+	v = json_loadb(s, len, 0, &jerr);
+	if (v == NULL) {
+		salvage(c, s, len);
+		return;
+	}
+	classify_value(c, v);
+	json_decref(v);
+}
+
+/* Pretty-printed documents (gemini --output-format json) span lines. */
+static bool
+doc_feed(struct classifier *c, const char *s, size_t len)
+{
+	char *p;
+
+	if (c->doc == NULL)
+		return false;
+	if (c->doc_len + len + 1 > CLASSIFY_LINE_MAX) {
+		free(c->doc);
+		c->doc = NULL;
+		return true;
+	}
+	p = realloc(c->doc, c->doc_len + len + 2);
+	if (p == NULL)
+		return true;
+	c->doc = p;
+	memcpy(c->doc + c->doc_len, s, len);
+	c->doc_len += len;
+	c->doc[c->doc_len++] = '\n';
+	if (len >= 1 && (s[0] == '}' || s[0] == ']')) {
+		json_error_t jerr;
+		json_t *v = json_loadb(c->doc, c->doc_len, 0, &jerr);
+		long line = c->lineno;
+
+		free(c->doc);
+		c->doc = NULL;
+		if (v != NULL) {
+			c->lineno = c->doc_line;
+			classify_value(c, v);
+			c->lineno = line;
+			json_decref(v);
+		}
+	}
+	return true;
+}
+
+static void
+process_line(struct classifier *c, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	c->lineno++;
+	if (len > 0 && s[len - 1] == '\r')
+		len--;
+	if (doc_feed(c, s, len))
+		return;
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i == len)
+		return;
+	if ((s[i] == '{' || s[i] == '[') && i + 1 == len) {
+		c->doc = malloc(2);
+		if (c->doc != NULL) {
+			memcpy(c->doc, s + i, 1);
+			c->doc[1] = '\n';
+			c->doc_len = 2;
+			c->doc_line = c->lineno;
+		}
+		return;
+	}
+	if (s[i] == '{' || s[i] == '[')
+		handle_json_line(c, s + i, len - i);
+	else
+		classify_text(c, s + i, len - i);
+}
+
+/* Keeps the skipped line's bytes before the buffer they are in is reused. */
+static void
+keep_skipped(struct classifier *c)
+{
+	char *p;
+
+	if (c->skipped == NULL || c->skipped == c->skipped_copy)
+		return;
+	if ((p = realloc(c->skipped_copy, c->skipped_len + 1)) == NULL) {
+		c->skipped = NULL;
+		return;
+	}
+	memcpy(p, c->skipped, c->skipped_len);
+	c->skipped = c->skipped_copy = p;
+}
+
+/*
+ * A record injected into a line splits it: the tail arrives as a line of
+ * its own that is not JSON.  Only then is the line before (which the
+ * prefilter may have dropped unread) searched for the injected record, so
+ * the hot path never scans for it.
+ */
+static void
+look_back_for_injection(struct classifier *c, const char *s, size_t len)
+{
+	const char *prev = c->skipped;
+	size_t i = 0;
+
+	c->skipped = NULL;
+	if (prev == NULL)
+		return;
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i < len && (s[i] == '{' || s[i] == '['))
+		return;
+	if (has_injected_record(prev, c->skipped_len))
+		salvage(c, prev, c->skipped_len);
+}
+
+/* Joins a stashed head to this line, then processes it. */
+static void
+process_joined(struct classifier *c, const char *s, size_t len)
+{
+	char *joined;
+	size_t n;
+
+	look_back_for_injection(c, s, len);
+	if (c->stash == NULL) {
+		process_line(c, s, len);
+		return;
+	}
+	n = c->stash_len + len;
+	if (n > CLASSIFY_LINE_MAX)
+		n = CLASSIFY_LINE_MAX;
+	joined = malloc(n + 1);
+	if (joined != NULL) {
+		memcpy(joined, c->stash, c->stash_len);
+		memcpy(joined + c->stash_len, s, n - c->stash_len);
+	}
+	free(c->stash);
+	c->stash = NULL;
+	c->stash_len = 0;
+	if (joined == NULL)
+		return;
+	c->joining = true;
+	process_line(c, joined, n);
+	c->joining = false;
+	keep_skipped(c);
+	free(joined);
+}
+
+static void
+buffer_append(struct classifier *c, const char *s, size_t len)
+{
+	size_t room = CLASSIFY_LINE_MAX - c->len;
+	char *p;
+
+	if (len > room) {
+		c->dropped += len - room;
+		len = room;
+	}
+	if (len == 0)
+		return;
+	if (c->len + len > c->cap) {
+		size_t cap = c->cap == 0 ? 4096 : c->cap;
+
+		while (cap < c->len + len)
+			cap *= 2;
+		if (cap > CLASSIFY_LINE_MAX)
+			cap = CLASSIFY_LINE_MAX;
+		p = realloc(c->buf, cap);
+		if (p == NULL) {
+			c->dropped += len;
+			return;
+		}
+		c->buf = p;
+		c->cap = cap;
+	}
+	memcpy(c->buf + c->len, s, len);
+	c->len += len;
+}
+
+void
+classifier_feed(struct classifier *c, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len, *nl;
+
+	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		size_t n = (size_t)(nl - p);
+
+		if (c->len == 0 && c->dropped == 0) {
+			/* The common case: a whole line inside this chunk, no copy. */
+			process_joined(c, p, n < CLASSIFY_LINE_MAX ? n : CLASSIFY_LINE_MAX);
+		} else {
+			buffer_append(c, p, n);
+			process_joined(c, c->buf, c->len);
+			keep_skipped(c);
+			c->len = c->dropped = 0;
+		}
+		p = nl + 1;
+	}
+	keep_skipped(c);
+	if (p < end)
+		buffer_append(c, p, (size_t)(end - p));
+}
+
+void
+lines_finish(struct classifier *c)
+{
+	if (c->len > 0 || c->dropped > 0) {
+		process_joined(c, c->buf, c->len);
+		c->len = c->dropped = 0;
+	} else if (c->stash != NULL)
+		process_joined(c, "", 0);
+}

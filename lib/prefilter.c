@@ -1,0 +1,125 @@
+/*
+ * The prefilter.  A JSON line matters when one of its "type" values is one
+ * a dialect keeps (struct dialect: kept_types, output_types until the first
+ * output, output_may_fail); a needle inside a JSON string is escaped
+ * (\"type\") and so never matches, which keeps tool output and prose out at
+ * byte level.  Every other line is dropped without a JSON parse.
+ */
+#include <string.h>
+
+#include "classify_int.h"
+
+static bool
+add_types(struct prefilter *pf, const char *const *names, bool output)
+{
+	for (size_t i = 0; names != NULL && names[i] != NULL; i++) {
+		bool seen = false;
+
+		for (size_t k = 0; k < pf->ntypes; k++)
+			seen = seen || strcmp(pf->types[k].name, names[i]) == 0;
+		if (seen)
+			continue;
+		if (pf->ntypes == PREFILTER_TYPES_MAX)
+			return false;
+		pf->types[pf->ntypes].name = names[i];
+		pf->types[pf->ntypes].len = strlen(names[i]);
+		pf->types[pf->ntypes++].output = output;
+	}
+	return true;
+}
+
+static bool
+add_hook(struct prefilter *pf, output_hook hook)
+{
+	for (size_t k = 0; k < pf->nhooks; k++)
+		if (pf->may_fail[k] == hook)
+			return true;
+	if (pf->nhooks == PREFILTER_HOOKS_MAX)
+		return false;
+	pf->may_fail[pf->nhooks++] = hook;
+	return true;
+}
+
+/* Kept types first: a type some dialect always keeps is never demoted to
+ * an output type by another. */
+bool
+prefilter_init(struct prefilter *pf)
+{
+	const struct dialect *d;
+
+	pf->ntypes = pf->nhooks = 0;
+	for (int i = 0; (d = dialect_table[i]) != NULL; i++)
+		if (!add_types(pf, d->kept_types, false))
+			return false;
+	for (int i = 0; (d = dialect_table[i]) != NULL; i++) {
+		if (!add_types(pf, d->output_types, true))
+			return false;
+		if (d->output_may_fail != NULL && !add_hook(pf, d->output_may_fail))
+			return false;
+	}
+	return true;
+}
+
+/* v is a slice of stream bytes and may hold a NUL: compare lengths first. */
+static const struct prefilter_type *
+type_find(const struct prefilter *pf, const char *v, size_t n)
+{
+	for (size_t i = 0; i < pf->ntypes; i++)
+		if (pf->types[i].len == n && pf->types[i].name[0] == v[0] &&
+		    memcmp(pf->types[i].name, v, n) == 0)
+			return &pf->types[i];
+	return NULL;
+}
+
+/* After output began, may this output record still carry a failure? */
+static bool
+output_may_fail(const struct prefilter *pf, const char *v, size_t n, const char *line, size_t len)
+{
+	for (size_t i = 0; i < pf->nhooks; i++)
+		if (pf->may_fail[i](v, n, line, len))
+			return true;
+	return false;
+}
+
+/* s points after a "type" key; line is the whole line. */
+static bool
+type_value_matters(const struct classifier *c, const char *s, size_t len, const char *line,
+    size_t line_len)
+{
+	const char *v = s, *end;
+	const struct prefilter_type *t;
+
+	while (v < s + len && (*v == ' ' || *v == ':'))
+		v++;
+	if (v >= s + len || *v != '"')
+		return false;
+	v++;
+	end = memchr(v, '"', (size_t)(s + len - v) < 40 ? (size_t)(s + len - v) : 40);
+	if (end == NULL)
+		return false;
+	if ((t = type_find(&c->prefilter, v, (size_t)(end - v))) != NULL &&
+	    (!t->output || !c->saw_output))
+		return true;
+	return output_may_fail(&c->prefilter, v, (size_t)(end - v), line, line_len);
+}
+
+bool
+prefilter_keeps(const struct classifier *c, const char *s, size_t len)
+{
+	const char *p = s, *end = s + len;
+	bool typed = false;
+
+	if (c->dialect == NULL || (!c->family_forced && c->dialect == &dialect_generic))
+		return true;
+	/* When "type" is the first key it is the top-level type: decide on it
+	 * alone, without reading the rest of a long line. */
+	if (len > 9 && memcmp(s, "{\"type\":", 8) == 0)
+		return type_value_matters(c, s + 7, len - 7, s, len);
+	while ((p = memmem(p, (size_t)(end - p), "\"type\"", 6)) != NULL) {
+		p += 6;
+		typed = true;
+		if (type_value_matters(c, p, (size_t)(end - p), s, len))
+			return true;
+	}
+	return !typed && memmem(s, len, "\"error\"", 7) != NULL;
+}
