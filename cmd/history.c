@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "history.h"
 #include "timeparse.h"
+#include "visible.h"
 
 enum { OPT_JSON = OPT_LONG_BASE, OPT_SINCE, OPT_LIMIT };
 
@@ -41,7 +42,7 @@ cmd_parse_since(const struct cmd_entry *entry, const char *s, time_t now, double
 void
 cmd_format_run_line(const struct run_row *r, char *buf, size_t size)
 {
-	char when[40], argv[256] = "", reset[48] = "";
+	char when[40], argv[256] = "", reset[48] = "", raw[1024];
 	json_t *a = r->argv_json != NULL ? json_loads(r->argv_json, 0, NULL) : NULL, *v;
 	size_t i;
 
@@ -56,9 +57,11 @@ cmd_format_run_line(const struct run_row *r, char *buf, size_t size)
 		strlcpy(reset, " resets ", sizeof(reset));
 		format_utc_iso(r->signal.resets_at, reset + 8, sizeof(reset) - 8);
 	}
-	snprintf(buf, size, "#%lld %s %s%s%s %s%s exit=%d %s: %s", r->id, when,
+	snprintf(raw, sizeof(raw), "#%lld %s %s%s%s %s%s exit=%d %s: %s", r->id, when,
 	    *r->family != '\0' ? r->family : "?", *r->model != '\0' ? "/" : "", r->model,
 	    reason_name(r->signal.reason), reset, r->exit_code, *r->cwd != '\0' ? r->cwd : "?", argv);
+	/* model, cwd and argv came from the child's stream or command line */
+	visible_text(raw, buf, size);
 }
 
 static bool
@@ -72,7 +75,7 @@ print_row(const struct run_row *row, void *arg)
 		return true;
 	}
 	cmd_format_run_line(row, line, sizeof(line));
-	puts(line);
+	puts(line);   /* already visible */
 	return true;
 }
 
@@ -105,12 +108,12 @@ history_exec(struct args *args)
 	ok = store_runs_each(store, &filter, print_row, &ctx, &error);
 	store_close(store);
 	if (ok && ctx.json) {
-		json_dumpf(ctx.array, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_dumpf(ctx.array, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 		putchar('\n');
 	}
 	json_decref(ctx.array);
 	if (!ok)
-		warnx("%s", error.message);
+		warnx_visible("%s", error.message);
 	return ok ? 0 : 1;
 }
 

@@ -63,13 +63,13 @@ print_outcome(const struct record_outcome *out, const struct fail_signal *sig, t
 	char line[1024], name[512], reset[160];
 
 	signal_format_line(sig, now, line, sizeof(line));
-	printf("run %lld: %s\n", out->run_id, line);
+	print_visible("run %lld: %s", out->run_id, line);
 	if (out->change == CHANGE_CLOSED)
 		printf("closed %d breaker%s\n", out->closed, out->closed == 1 ? "" : "s");
 	else if (out->change != CHANGE_NONE) {
 		key_format(&out->breaker.key, name, sizeof(name));
 		cmd_format_reset(out->breaker.resets_at, now, reset, sizeof(reset));
-		printf("%s (account %s): %s, open until %s from %s\n", name, out->breaker.key.account,
+		print_visible("%s (account %s): %s, open until %s from %s", name, out->breaker.key.account,
 		    breaker_change_event(out->change), reset, out->breaker.reset_source);
 	}
 }
@@ -87,7 +87,7 @@ record_store(const struct config *cfg, struct run_report *run, const struct fail
 	ok = breaker_record_run(store, cfg, run, sig, &out, &error);
 	store_close(store);
 	if (!ok) {
-		warnx("%s", error.message);
+		warnx_visible("%s", error.message);
 		return 1;
 	}
 	print_outcome(&out, sig, now);

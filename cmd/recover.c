@@ -92,7 +92,7 @@ decide(struct plan *p, const struct run_row *r, double *until)
 		return ACT_SKIP_CWD;
 	if (!breaker_blocked(p->store, r->account, r->family, r->model, (double)p->now, &blocked,
 	    &blocking, &error))
-		warnx("%s", error.message);
+		warnx_visible("%s", error.message);
 	if (!blocked)
 		return ACT_RUN;
 	*until = blocking.resets_at;
@@ -150,7 +150,7 @@ print_plan(const struct plan *p, bool json)
 		json_array_append(array, it->json);
 	}
 	if (json) {
-		json_dumpf(array, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		json_dumpf(array, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 		putchar('\n');
 	} else if (p->count == 0)
 		printf("no failed runs to recover\n");
@@ -246,12 +246,12 @@ rerun(struct plan *p, const struct plan_item *it, const char *self, const char *
 		warnx("recover: #%lld skipped: refused, the family is tripped", it->id);
 		return true;
 	}
-	warnx("recover: #%lld re-ran%s%.0lld in %s: exit %d (%s)", it->id, run_id > 0 ? " as #" : "",
+	warnx_visible("recover: #%lld re-ran%s%.0lld in %s: exit %d (%s)", it->id, run_id > 0 ? " as #" : "",
 	    run_id, it->cwd, status, reason);
 	if (status != 0 || strcmp(reason, "none") != 0)
 		return false;
 	if (run_id > 0 && !store_run_mark_recovered(p->store, it->id, run_id, &error))
-		warnx("%s", error.message);
+		warnx_visible("%s", error.message);
 	return true;
 }
 
@@ -362,7 +362,7 @@ recover_exec(struct args *args)
 		return 1;
 	}
 	if (!store_runs_each(p.store, &filter, plan_row, &p, &error)) {
-		warnx("%s", error.message);
+		warnx_visible("%s", error.message);
 		rc = 1;
 	} else if (!args_has(args, OPT_YES))
 		print_plan(&p, args_has(args, OPT_JSON));

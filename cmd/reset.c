@@ -37,10 +37,10 @@ reset_exec(struct args *args)
 		return 1;
 	}
 	if (!breaker_reset(store, all ? NULL : &key, (double)cmd_now(), &matched, &closed, &error))
-		warnx("%s", error.message);
+		warnx_visible("%s", error.message);
 	else if (!all && matched == 0) {
 		key_format(&key, name, sizeof(name));
-		warnx("no breaker %s (account %s)", name, key.account);
+		warnx_visible("no breaker %s (account %s)", name, key.account);
 	} else {
 		printf("closed %d breaker%s\n", closed, closed == 1 ? "" : "s");
 		rc = 0;

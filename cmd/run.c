@@ -427,12 +427,12 @@ note_trip(const struct run_opts *o, const struct run_result *r)
 	if (o->quiet || !reason_trips_by_default(s->reason))
 		return;
 	if (s->resets_at <= 0) {
-		warnx("%s: %s (no reset time stated)", s->family, reason_name(s->reason));
+		warnx_visible("%s: %s (no reset time stated)", s->family, reason_name(s->reason));
 		return;
 	}
 	format_utc_iso(s->resets_at, when, sizeof(when));
 	format_duration_short(s->resets_at - (double)r->now, left, sizeof(left));
-	warnx("%s: %s, resets %s (in %s, %s)", s->family, reason_name(s->reason), when, left,
+	warnx_visible("%s: %s, resets %s (in %s, %s)", s->family, reason_name(s->reason), when, left,
 	    reset_source_name(s->reset_source));
 }
 
@@ -482,9 +482,9 @@ static void
 exec_failed(const struct run_opts *o, const struct child *c, struct run_result *r)
 {
 	if (c->error == ENOENT)
-		warnx("%s: command not found", o->argv[0]);
+		warnx_visible("%s: command not found", o->argv[0]);
 	else
-		warnx("%s: %s", o->argv[0], strerror(c->error));
+		warnx_visible("%s: %s", o->argv[0], strerror(c->error));
 	r->exit_code = exec_error_exit_code(c->error);
 }
 
@@ -659,12 +659,12 @@ want_retry(const struct run_ctx *x, const struct run_result *r, double *wake)
 	format_duration_short(*wake - now, left, sizeof(left));
 	if (*wake - now > x->o.wait_max) {
 		if (!x->o.quiet)
-			warnx("%s: %s; not retrying: the reset is in %s, beyond the --wait budget",
+			warnx_visible("%s: %s; not retrying: the reset is in %s, beyond the --wait budget",
 			    x->id.family, reason_name(reason), left);
 		return false;
 	}
 	if (!x->o.quiet)
-		warnx("%s: %s before any output; retrying in %s (attempt %d of %lld)", x->id.family,
+		warnx_visible("%s: %s before any output; retrying in %s (attempt %d of %lld)", x->id.family,
 		    reason_name(reason), left, r->attempts + 1, x->o.retry_max + 1);
 	return true;
 }

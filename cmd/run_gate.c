@@ -21,6 +21,7 @@
 
 #include "cmd.h"
 #include "run.h"
+#include "visible.h"
 
 #define POLL_MS_DEFAULT 5000
 
@@ -66,7 +67,7 @@ static void
 store_trouble(struct run_breaker *b, const struct store_error *error)
 {
 	if (!b->store_warned)
-		warnx("state file: %s; running without it", error->message);
+		warnx_visible("state file: %s; running without it", error->message);
 	b->store_warned = true;
 	if (b->store != NULL)
 		store_close(b->store);
@@ -157,7 +158,7 @@ refuse(const struct run_opts *o, const struct run_identity *id, const struct gat
 	if (d->probe_busy)
 		snprintf(holder, sizeof(holder), ", a probe (pid %ld on %s) runs until", blk->lease.pid,
 		    blk->lease.host);
-	warnx("refused: %s (scope %s, account %s) %s on %s%s until %s, reset from %s%s", id->family,
+	warnx_visible("refused: %s (scope %s, account %s) %s on %s%s until %s, reset from %s%s", id->family,
 	    blk->key.scope, blk->key.account, d->probe_busy ? "half-open" : "open",
 	    reason_name(blk->reason), holder, reset, blk->reset_source, budget);
 	write_refusal(o, id, blk, d->blocked_until, (time_t)now, NULL);
@@ -169,7 +170,7 @@ static int
 refuse_store(const struct run_opts *o, const struct run_identity *id, const struct store_error *error,
     double now)
 {
-	warnx("refused: state file: %s (on_store_error = closed)", error->message);
+	warnx_visible("refused: state file: %s (on_store_error = closed)", error->message);
 	write_refusal(o, id, NULL, 0, (time_t)now, error->message);
 	return EXIT_REFUSED;
 }
@@ -192,7 +193,7 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 		opts.read_only = true;
 		b->read_only = store_open(&opts, &b->store, &ro_error);
 	}
-	warnx("state file: %s; running without %s", error.message,
+	warnx_visible("state file: %s; running without %s", error.message,
 	    b->store != NULL ? "recording" : "it");
 	b->store_warned = true;
 	return -1;
@@ -263,7 +264,7 @@ nap(const struct wait_signals *w, double secs)
 /* What a wait shows: the title, and one line (or a live countdown). */
 struct wait_view {
 	bool live, shown;
-	char what[512], clock[16];
+	char what[2048], clock[16];
 	double until;
 };
 
@@ -273,11 +274,13 @@ view_start(struct wait_view *v, const struct run_opts *o, const struct run_ident
 {
 	time_t secs = (time_t)ceil(until);
 	struct tm tm;
-	char reset[160];
+	char reset[160], what[512];
 
 	v->live = !o->quiet && isatty(STDERR_FILENO);
 	v->until = until;
-	snprintf(v->what, sizeof(v->what), "%s (account %s): %s", id->family, id->account, why);
+	/* shown on every tick, so made visible once (the account is the user's) */
+	snprintf(what, sizeof(what), "%s (account %s): %s", id->family, id->account, why);
+	visible_text(what, v->what, sizeof(v->what));
 	if (localtime_r(&secs, &tm) == NULL || strftime(v->clock, sizeof(v->clock), "%H:%M", &tm) == 0)
 		strlcpy(v->clock, "?", sizeof(v->clock));
 	setproctitle("waiting for %s until %s", id->family, v->clock);

@@ -17,7 +17,7 @@ cmd_load_config(struct config *cfg)
 		return true;
 	/* What was read before the bad line is dropped with it. */
 	config_free(cfg);
-	warnx("%s", error);
+	warnx_visible("%s", error);
 	return false;
 }
 
@@ -29,7 +29,7 @@ cmd_open_store(const struct config *cfg, bool read_only_fallback)
 	struct store *store;
 
 	if (!store_options_resolve(&opts, cfg->store_path, cfg->keep_runs, cfg->keep_days, &error)) {
-		warnx("%s", error.message);
+		warnx_visible("%s", error.message);
 		return NULL;
 	}
 	if (store_open(&opts, &store, &error))
@@ -39,7 +39,7 @@ cmd_open_store(const struct config *cfg, bool read_only_fallback)
 		if (store_open(&opts, &store, &error))
 			return store;
 	}
-	warnx("%s", error.message);
+	warnx_visible("%s", error.message);
 	return NULL;
 }
 

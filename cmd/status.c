@@ -65,21 +65,20 @@ breaker_json(const struct breaker *b, enum breaker_view view, time_t now)
 static void
 print_breaker(const struct breaker *b, enum breaker_view view, time_t now)
 {
-	char key[512], reset[160];
+	char key[512], reset[160], probe[320] = "";
 
 	key_format(&b->key, key, sizeof(key));
 	if (b->resets_at > 0)
 		cmd_format_reset(b->resets_at, now, reset, sizeof(reset));
 	else
 		strlcpy(reset, "-", sizeof(reset));
-	printf("%-24s %-9s %-16s resets %s from %s; %ld trip%s", key, breaker_view_name(view),
-	    b->reason != REASON_NONE ? reason_name(b->reason) : "-", reset,
-	    b->reset_source[0] != '\0' ? b->reset_source : "-", b->trips, b->trips == 1 ? "" : "s");
 	if (view == VIEW_HALF_OPEN)
-		printf("; probe pid %ld on %s", b->lease.pid, b->lease.host);
-	if (b->last_message[0] != '\0')
-		printf(": %s", b->last_message);
-	putchar('\n');
+		snprintf(probe, sizeof(probe), "; probe pid %ld on %s", b->lease.pid, b->lease.host);
+	/* the key's model, the host and the message came from outside */
+	print_visible("%-24s %-9s %-16s resets %s from %s; %ld trip%s%s%s%s", key, breaker_view_name(view),
+	    b->reason != REASON_NONE ? reason_name(b->reason) : "-", reset,
+	    b->reset_source[0] != '\0' ? b->reset_source : "-", b->trips, b->trips == 1 ? "" : "s",
+	    probe, b->last_message[0] != '\0' ? ": " : "", b->last_message);
 }
 
 struct status_data {
@@ -120,11 +119,11 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, const
 			json_array_append_new(json_object_get(out, "runs_24h"), json_pack("{s:s, s:I, s:I}",
 			    "family", c->family, "runs", (json_int_t)c->runs, "failures", (json_int_t)c->failures));
 		else
-			printf("  %-16s %ld run%s, %ld failed\n", c->family, c->runs, c->runs == 1 ? "" : "s",
+			print_visible("  %-16s %ld run%s, %ld failed", c->family, c->runs, c->runs == 1 ? "" : "s",
 			    c->failures);
 	}
 	if (json) {
-		json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 		putchar('\n');
 	}
 	json_decref(out);
@@ -151,7 +150,7 @@ status_exec(struct args *args)
 	    store_family_counts(store, (double)now - 86400, &d.counts, &d.counts_len, &error))
 		rc = print_status(&d, args_has(args, OPT_JSON), args_has(args, OPT_ALL), now, store_path(store));
 	else
-		warnx("%s", error.message);
+		warnx_visible("%s", error.message);
 	free(d.breakers);
 	free(d.counts);
 	store_close(store);

@@ -71,11 +71,11 @@ trip_exec(struct args *args)
 	if (breaker_trip_manual(store, &cfg, &key, reason, resets_at, (double)now, &after, &error)) {
 		key_format(&after.key, name, sizeof(name));
 		cmd_format_reset(after.resets_at, now, reset, sizeof(reset));
-		printf("%s (account %s): open until %s, %s from %s\n", name, after.key.account, reset,
+		print_visible("%s (account %s): open until %s, %s from %s", name, after.key.account, reset,
 		    reason_name(after.reason), after.reset_source);
 		rc = 0;
 	} else
-		warnx("%s", error.message);
+		warnx_visible("%s", error.message);
 	store_close(store);
 	config_free(&cfg);
 	return rc;

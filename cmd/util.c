@@ -8,6 +8,10 @@
 
 #include "cmd.h"
 #include "timeparse.h"
+#include "visible.h"
+
+/* Long enough for a run line with every byte escaped. */
+#define VISIBLE_LINE_MAX 8192
 
 const struct cmd_entry *
 cmd_find(const char *name)
@@ -18,14 +22,40 @@ cmd_find(const char *name)
 	return NULL;
 }
 
-int
-usage_error(const struct cmd_entry *entry, const char *fmt, ...)
+void
+warnx_visible(const char *fmt, ...)
 {
+	char raw[VISIBLE_LINE_MAX / 4], shown[VISIBLE_LINE_MAX];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vwarnx(fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
+	warnx("%s", visible_text(raw, shown, sizeof(shown)));
+}
+
+void
+print_visible(const char *fmt, ...)
+{
+	char raw[VISIBLE_LINE_MAX / 4], shown[VISIBLE_LINE_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	puts(visible_text(raw, shown, sizeof(shown)));
+}
+
+int
+usage_error(const struct cmd_entry *entry, const char *fmt, ...)
+{
+	char raw[VISIBLE_LINE_MAX / 4], shown[VISIBLE_LINE_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	va_end(ap);
+	warnx("%s", visible_text(raw, shown, sizeof(shown)));
 	fprintf(stderr, "usage: rlwrap %s\n", entry->usage);
 	return EXIT_USAGE;
 }

@@ -67,18 +67,18 @@ wait_loop(struct store *store, const struct breaker_key *key, double timeout)
 		double now = clock0 + elapsed;
 
 		if (!breaker_blocked(store, key->account, key->family, model, now, &blocked, &blocking, &error)) {
-			warnx("%s", error.message);
+			warnx_visible("%s", error.message);
 			return 1;
 		}
 		if (!blocked)
 			return 0;
 		if (!said) {
 			cmd_format_reset(blocking.resets_at, (time_t)now, reset, sizeof(reset));
-			warnx("waiting for %s: %s, reset %s", name, blocking.resets_at > now ? "open" : "half-open (a probe runs)", reset);
+			warnx_visible("waiting for %s: %s, reset %s", name, blocking.resets_at > now ? "open" : "half-open (a probe runs)", reset);
 			said = true;
 		}
 		if (timeout >= 0 && elapsed >= timeout) {
-			warnx("%s: still blocked after the timeout", name);
+			warnx_visible("%s: still blocked after the timeout", name);
 			return EXIT_REFUSED;
 		}
 		if (!nap(timeout >= 0 && timeout - elapsed < 1 ? timeout - elapsed : 1))

@@ -1,0 +1,61 @@
+#!/usr/bin/env bats
+# Hostile streams, shared machines and `recover --yes` (issue 10): what
+# came from outside is shown, never obeyed; argv is replayed exactly or not
+# at all; a re-run keeps its identity and runs once; the files rlwrap
+# writes and reads are checked (docs/design.md section 12).
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	agent_setup
+	export RLWRAP_TEST_NOW=$NOW RLWRAP_RECOVER_GAP_MS=0 FAKE_RECORD="$BATS_TEST_TMPDIR/record"
+	printf '[family.claude]\ncommands = record-args\n' > "$RLWRAP_CONFIG"
+	printf '%s\n' '{"type":"result","subtype":"success","is_error":true,"result":"API Error: 529 Overloaded","api_error_status":529}' > overloaded
+	printf '%s\n' \
+		'{"type":"assistant","message":{"model":"claude-opus-4-6","role":"assistant","content":[{"type":"text","text":"ok"}]}}' \
+		'{"type":"result","subtype":"success","is_error":false,"result":"ok"}' > success
+}
+
+# no_terminal_controls TEXT: fails when TEXT holds an ESC, BEL, CR, a C1
+# control or a bidirectional override, or a line that starts like ours.
+no_terminal_controls() {
+	if printf '%s' "$1" | LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]'; then
+		fail "control characters in: $(printf '%s' "$1" | od -c | head -20)"
+	fi
+	if printf '%s' "$1" | grep -q $'\xe2\x80\xae\|\xc2\x9b'; then
+		fail "a bidirectional override or C1 control in: $1"
+	fi
+	if printf '%s\n' "$1" | grep -q '^rlwrap: forged'; then
+		fail "a forged rlwrap line in: $1"
+	fi
+}
+
+@test "stream, argv, cwd and account are shown visibly by history, recover, status and the refusal" {
+	local forged='opus\u001b]0;T\u0007\u001b[31mRED\nrlwrap: forged'
+	printf '%s\n' \
+		"{\"type\":\"system\",\"subtype\":\"init\",\"model\":\"$forged\",\"session_id\":\"s\"}" \
+		"{\"type\":\"rate_limit_event\",\"rate_limit_info\":{\"status\":\"rejected\",\"resetsAt\":$((T0 + 3600)),\"rateLimitType\":\"five_hour\",\"isUsingOverage\":false}}" \
+		'{"type":"result","subtype":"success","is_error":true,"result":"You have hit your limit","api_error_status":429}' > forged
+	mkdir $'dir\e[2J\xe2\x80\xae'
+	(cd $'dir\e[2J\xe2\x80\xae' && FAKE_STREAM=../forged run "$RLWRAP" --force -a $'acct\e]0;x\a' -- record-args $'arg\e[31m' \
+		&& no_terminal_controls "$output")
+	run "$RLWRAP" history
+	assert_success
+	no_terminal_controls "$output"
+	assert_output --partial 'opus\e]0;T\x07\e[31mRED\nrlwrap: forged'
+	assert_output --partial 'dir\e[2J<U+202E>'
+	assert_output --partial 'record-args arg\e[31m'
+	run "$RLWRAP" recover
+	no_terminal_controls "$output"
+	assert_output --partial 'dir\e[2J<U+202E>'
+	run "$RLWRAP" status
+	no_terminal_controls "$output"
+	assert_output --partial 'claude@acct\e]0;x\x07 '
+	run "$RLWRAP" history --json
+	no_terminal_controls "$output"
+	echo "$output" | jq -e '.[0].cwd | endswith("dir\u001b[2J\u202e")'
+	run -75 "$RLWRAP" -a $'acct\e]0;x\a' -- record-args again
+	no_terminal_controls "$output"
+	assert_output --partial 'refused: claude (scope *, account acct\e]0;x\x07) open on usage-limit'
+}
