@@ -365,7 +365,7 @@ struct record_ctx {
 	const struct config *cfg;
 	const struct run_report *run;
 	const struct fail_signal *sig;
-	struct run_record record;
+	struct run_row record;
 	struct record_outcome *out;
 };
 
@@ -488,7 +488,7 @@ breaker_record_run(struct store *store, const struct config *cfg, const struct r
 	}
 	if (argv != NULL)
 		argv_text = json_dumps(argv, JSON_COMPACT);
-	ctx.record = (struct run_record){
+	ctx.record = (struct run_row){
 		.argv_json = argv_text,
 		.argv_redacted = outcome->argv_redacted, .cwd = run->cwd,
 		.family = first_set(run->family, sig->family, "generic"),

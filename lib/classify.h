@@ -15,17 +15,11 @@
 #include <time.h>
 
 #include "failsignal.h"
+#include "run_usage.h"
 
 #define CLASSIFY_LINE_MAX (1024 * 1024)
 
 struct classifier;
-
-/* Token usage and cost, when the stream reports them (-1 = unknown). */
-struct run_usage {
-	long long input_tokens;
-	long long output_tokens;
-	double cost_usd;
-};
 
 /* Called for every signal as it is seen (the --all view); may be NULL. */
 typedef void (*signal_cb)(const struct fail_signal *sig, void *arg);

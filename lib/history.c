@@ -1,10 +1,10 @@
-/* history.c: filtered reads of the runs table and the recovered mark. */
+/* history.c: run filters, and the run history above the store interface. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "history.h"
-#include "store_int.h"
+#include "store_backend.h"
 
 static const char *const filter_names[FILTER_KEYS] = {
 	[FILTER_REASON] = "reason", [FILTER_FAMILY] = "family", [FILTER_MODEL] = "model",
@@ -87,160 +87,17 @@ run_filter_add(struct run_filter *f, const char *spec, char *err, size_t errlen)
 	}
 }
 
-/* The SQL expression each filter key compares with. */
-static const char *const filter_columns[FILTER_KEYS] = {
-	[FILTER_REASON] = "coalesce(reason, 'none')", [FILTER_FAMILY] = "coalesce(family, '')",
-	[FILTER_MODEL] = "coalesce(model, '')", [FILTER_ACCOUNT] = "coalesce(account, '')",
-	[FILTER_EXIT] = "exit_code", [FILTER_CWD] = "coalesce(cwd, '')",
-};
-
-#define RUN_COLUMNS "id, argv, argv_redacted, cwd, family, model, account, source, started_at," \
-	" ended_at, exit_code, term_signal, reason, confidence, terminal, scope, http_status," \
-	" error_type, limit_type, resets_at, reset_source, message, line, after_output," \
-	" input_tokens, output_tokens, cost_usd, recovered_by"
-
-/* Appends "AND col IN (?, ?, ...)" for every key that has values. */
-static void
-where_clause(const struct run_filter *f, char *sql, size_t size)
-{
-	for (int k = 0; k < FILTER_KEYS; k++) {
-		if (f->count[k] == 0)
-			continue;
-		strlcat(sql, " AND ", size);
-		strlcat(sql, filter_columns[k], size);
-		strlcat(sql, " IN (", size);
-		for (int i = 0; i < f->count[k]; i++)
-			strlcat(sql, i == 0 ? "?" : ", ?", size);
-		strlcat(sql, ")", size);
-	}
-	if (f->since > 0)
-		strlcat(sql, " AND started_at >= ?", size);
-	if (f->failed_only)
-		strlcat(sql, " AND coalesce(reason, 'none') <> 'none' AND recovered_by IS NULL", size);
-	strlcat(sql, " ORDER BY started_at DESC, id DESC", size);
-	if (f->limit > 0)
-		strlcat(sql, " LIMIT ?", size);
-}
-
-static void
-bind_filter(sqlite3_stmt *st, const struct run_filter *f)
-{
-	int n = 1;
-
-	for (int k = 0; k < FILTER_KEYS; k++)
-		for (int i = 0; i < f->count[k]; i++, n++) {
-			if (k == FILTER_EXIT)
-				sqlite3_bind_int64(st, n, strtonum(f->values[k][i], 0, 255, NULL));
-			else
-				sqlite3_bind_text(st, n, f->values[k][i], -1, SQLITE_STATIC);
-		}
-	if (f->since > 0)
-		sqlite3_bind_double(st, n++, f->since);
-	if (f->limit > 0)
-		sqlite3_bind_int64(st, n, f->limit);
-}
-
-static const char *
-text_or_empty(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	return s != NULL ? (const char *)s : "";
-}
-
-static long long
-int_or(sqlite3_stmt *st, int i, long long dflt)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? dflt : sqlite3_column_int64(st, i);
-}
-
-static void
-signal_from_row(sqlite3_stmt *st, struct run_row *r)
-{
-	struct fail_signal *sig = &r->signal;
-	const char *src = text_or_empty(st, 20);
-
-	signal_init(sig);
-	if (!reason_from_name(text_or_empty(st, 12), &sig->reason))
-		sig->reason = REASON_NONE;
-	sig->confidence = sqlite3_column_double(st, 13);
-	sig->terminal = sqlite3_column_int(st, 14) != 0;
-	strlcpy(sig->family, r->family, sizeof(sig->family));
-	strlcpy(sig->model, r->model, sizeof(sig->model));
-	strlcpy(sig->scope, text_or_empty(st, 15), sizeof(sig->scope));
-	sig->http_status = (int)int_or(st, 16, 0);
-	strlcpy(sig->error_type, text_or_empty(st, 17), sizeof(sig->error_type));
-	strlcpy(sig->limit_type, text_or_empty(st, 18), sizeof(sig->limit_type));
-	sig->resets_at = sqlite3_column_double(st, 19);
-	sig->reset_source = strcmp(src, "provider") == 0 ? RESET_SRC_PROVIDER :
-	    strcmp(src, "text") == 0 ? RESET_SRC_TEXT : RESET_SRC_NONE;
-	strlcpy(sig->message, text_or_empty(st, 21), sizeof(sig->message));
-	sig->line = (long)int_or(st, 22, 0);
-	sig->after_output = sqlite3_column_int(st, 23) != 0;
-	sig->exit_code = r->exit_code;
-}
-
-static void
-row_from_statement(sqlite3_stmt *st, struct run_row *r)
-{
-	r->id = sqlite3_column_int64(st, 0);
-	r->argv_json = sqlite3_column_type(st, 1) == SQLITE_NULL ? NULL : text_or_empty(st, 1);
-	r->argv_redacted = sqlite3_column_int(st, 2) != 0;
-	r->cwd = text_or_empty(st, 3);
-	r->family = text_or_empty(st, 4);
-	r->model = text_or_empty(st, 5);
-	r->account = text_or_empty(st, 6);
-	r->source = text_or_empty(st, 7);
-	r->started_at = sqlite3_column_double(st, 8);
-	r->ended_at = sqlite3_column_double(st, 9);
-	r->exit_code = (int)int_or(st, 10, -1);
-	r->term_signal = (int)int_or(st, 11, 0);
-	r->usage.input_tokens = int_or(st, 24, -1);
-	r->usage.output_tokens = int_or(st, 25, -1);
-	r->usage.cost_usd = sqlite3_column_type(st, 26) == SQLITE_NULL ? -1 : sqlite3_column_double(st, 26);
-	r->recovered_by = int_or(st, 27, 0);
-	signal_from_row(st, r);
-}
-
 bool
 store_runs_each(struct store *store, const struct run_filter *f, run_row_cb cb, void *arg,
     struct store_error *err)
 {
-	char sql[4096] = "SELECT " RUN_COLUMNS " FROM runs WHERE 1";
-	struct run_row row;
-	sqlite3_stmt *st;
-	int rc;
-
-	where_clause(f, sql, sizeof(sql));
-	rc = sqlite3_prepare_v2(store->db, sql, -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return db_error(err, store->path, store->db, rc, "reading the run history");
-	bind_filter(st, f);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		row_from_statement(st, &row);
-		if (!cb(&row, arg)) {
-			rc = SQLITE_DONE;
-			break;
-		}
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE || db_error(err, store->path, store->db, rc, "reading the run history");
+	return store->ops->runs_each(store, f, cb, arg, err);
 }
 
 bool
 store_run_mark_recovered(struct store *store, long long id, long long by, struct store_error *err)
 {
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(store->db, "UPDATE runs SET recovered_by = ?1 WHERE id = ?2",
-	    -1, &st, NULL);
-
-	if (rc != SQLITE_OK)
-		return db_error(err, store->path, store->db, rc, "marking a run recovered");
-	sqlite3_bind_int64(st, 1, by);
-	sqlite3_bind_int64(st, 2, id);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE || db_error(err, store->path, store->db, rc, "marking a run recovered");
+	return store->ops->run_mark_recovered(store, id, by, err);
 }
 
 static json_t *

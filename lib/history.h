@@ -4,8 +4,8 @@
  * recovered by the run that redid it.
  *
  * Ownership: a run_filter owns copies of the values added to it, released by
- * run_filter_free().  A run_row handed to a callback points into the
- * statement being read: it is valid only during that call.
+ * run_filter_free().  A run_row (store.h) handed to a callback points into
+ * the result being read: it is valid only during that call.
  */
 #ifndef RLWRAP_HISTORY_H
 #define RLWRAP_HISTORY_H
@@ -16,7 +16,6 @@
 
 #include <jansson.h>
 
-#include "classify.h"
 #include "failsignal.h"
 #include "store.h"
 
@@ -38,19 +37,6 @@ void run_filter_free(struct run_filter *f);
 /* Adds "key=v1,v2".  False with a message that lists the valid keys or
  * reasons when the key or a reason is not one of them. */
 bool run_filter_add(struct run_filter *f, const char *spec, char *err, size_t errlen);
-
-struct run_row {
-	long long id;
-	const char *argv_json;     /* a JSON array of strings; NULL when none was stored */
-	bool argv_redacted;        /* secrets were replaced: the argv cannot be replayed */
-	const char *cwd, *family, *model, *account, *source;   /* "" when unknown */
-	double started_at, ended_at;
-	int exit_code;             /* -1 = unknown */
-	int term_signal;           /* 0 = none */
-	struct fail_signal signal;
-	struct run_usage usage;
-	long long recovered_by;    /* 0 = not recovered */
-};
 
 /* false from the callback stops the walk. */
 typedef bool (*run_row_cb)(const struct run_row *row, void *arg);

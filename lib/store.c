@@ -1,51 +1,11 @@
-/* store.c: the SQLite state file: opening, migrations, and the rows. */
-#include <errno.h>
-#include <fcntl.h>
+/* store.c: the store interface: choosing the backend, and passing each call on to it. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <sqlite3.h>
 
 #include "store.h"
-#include "store_int.h"
-
-/* Schema steps: step i takes user_version i to i + 1.  Never edit a step
- * that has shipped; add one. */
-static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
-	/* 0 -> 1: breakers, their history, the run history. */
-	"CREATE TABLE breakers (account TEXT NOT NULL, family TEXT NOT NULL, scope TEXT NOT NULL,"
-	" state TEXT NOT NULL DEFAULT 'closed', reason TEXT, resets_at REAL, reset_source TEXT,"
-	" trips INTEGER NOT NULL DEFAULT 0, consecutive_unknown INTEGER NOT NULL DEFAULT 0,"
-	" last_trip_at REAL, last_message TEXT, updated_at REAL,"
-	" PRIMARY KEY (account, family, scope));"
-	"CREATE TABLE breaker_history (id INTEGER PRIMARY KEY, at REAL NOT NULL, account TEXT NOT NULL,"
-	" family TEXT NOT NULL, scope TEXT NOT NULL, event TEXT NOT NULL, state TEXT NOT NULL,"
-	" reason TEXT, resets_at REAL, reset_source TEXT, trips INTEGER, run_id INTEGER, message TEXT);"
-	"CREATE INDEX breaker_history_at ON breaker_history (at);"
-	"CREATE TABLE runs (id INTEGER PRIMARY KEY, argv TEXT, cwd TEXT, family TEXT, model TEXT,"
-	" account TEXT, started_at REAL, ended_at REAL, exit_code INTEGER, term_signal INTEGER,"
-	" reason TEXT, confidence REAL, terminal INTEGER, scope TEXT, http_status INTEGER,"
-	" error_type TEXT, limit_type TEXT, resets_at REAL, reset_source TEXT, message TEXT,"
-	" line INTEGER, after_output INTEGER, input_tokens INTEGER, output_tokens INTEGER, cost_usd REAL);"
-	"CREATE INDEX runs_started_at ON runs (started_at);",
-	/* 1 -> 2: probe leases, waits and refusals, what recover needs. */
-	"ALTER TABLE breakers ADD COLUMN probe_pid INTEGER;"
-	"ALTER TABLE breakers ADD COLUMN probe_start_time INTEGER;"
-	"ALTER TABLE breakers ADD COLUMN probe_host TEXT;"
-	"ALTER TABLE breakers ADD COLUMN probe_expires REAL;"
-	"ALTER TABLE runs ADD COLUMN argv_redacted INTEGER NOT NULL DEFAULT 0;"
-	"ALTER TABLE runs ADD COLUMN source TEXT;"
-	"ALTER TABLE runs ADD COLUMN recovered_by INTEGER;"
-	"CREATE INDEX runs_family_started_at ON runs (family, started_at);"
-	"CREATE TABLE waits (id INTEGER PRIMARY KEY, at REAL NOT NULL, kind TEXT NOT NULL,"
-	" account TEXT, family TEXT, scope TEXT, model TEXT, reason TEXT, resets_at REAL,"
-	" reset_source TEXT, until REAL, pid INTEGER);"
-	"CREATE INDEX waits_at ON waits (at);",
-};
+#include "store_backend.h"
 
 static const char *const state_names[] = { "closed", "open", "half-open" };
 
@@ -61,27 +21,19 @@ set_error(struct store_error *err, enum store_status status, const char *fmt, ..
 	return false;
 }
 
-bool
-db_error(struct store_error *err, const char *path, sqlite3 *db, int rc, const char *doing)
+const char *
+breaker_state_name(enum breaker_state s)
 {
-	const char *why = db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+	return state_names[s];
+}
 
-	switch (rc & 0xff) {
-	case SQLITE_BUSY:
-	case SQLITE_LOCKED:
-		return set_error(err, STORE_ERR_LOCKED, "%s: %s: locked by another process past the busy timeout (%s)",
-		    path, doing, why);
-	case SQLITE_READONLY:
-	case SQLITE_PERM:
-		return set_error(err, STORE_ERR_READONLY, "%s: %s: not writable (%s)", path, doing, why);
-	case SQLITE_CORRUPT:
-	case SQLITE_NOTADB:
-		return set_error(err, STORE_ERR_CORRUPT, "%s: %s: corrupt or not a database (%s)", path, doing, why);
-	case SQLITE_CANTOPEN:
-		return set_error(err, STORE_ERR_OPEN, "%s: %s: cannot open (%s)", path, doing, why);
-	default:
-		return set_error(err, STORE_ERR_IO, "%s: %s: %s", path, doing, why);
-	}
+enum breaker_state
+breaker_state_from_name(const char *name)
+{
+	for (size_t i = 0; i < sizeof(state_names) / sizeof(state_names[0]); i++)
+		if (name != NULL && strcmp(name, state_names[i]) == 0)
+			return (enum breaker_state)i;
+	return BREAKER_CLOSED;
 }
 
 bool
@@ -116,257 +68,41 @@ store_options_resolve(struct store_options *opts, const char *config_path,
 	return true;
 }
 
-/* mkdir -p of path's directory, each created component 0700. */
 static bool
-make_parent_dirs(const char *path, struct store_error *err)
+is_postgresql_url(const char *path)
 {
-	char dir[PATH_MAX];
-	char *slash;
-
-	strlcpy(dir, path, sizeof(dir));
-	if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
-		return true;
-	*slash = '\0';
-	for (char *p = dir + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-
-		*p = '\0';
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-			return set_error(err, errno == EACCES || errno == EROFS ? STORE_ERR_READONLY : STORE_ERR_OPEN,
-			    "%s: cannot create directory %s: %s", path, dir, strerror(errno));
-		*p = saved;
-		if (saved == '\0')
-			return true;
-	}
-}
-
-/* Creates the file 0600 when it does not exist yet (SQLite would use 0644). */
-static bool
-create_file(const char *path, struct store_error *err)
-{
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-
-	if (fd >= 0) {
-		close(fd);
-		return true;
-	}
-	if (errno == EEXIST)
-		return true;
-	return set_error(err, errno == EACCES || errno == EROFS ? STORE_ERR_READONLY : STORE_ERR_OPEN,
-	    "%s: cannot create: %s", path, strerror(errno));
-}
-
-static bool
-read_version(struct store *store, int *version, struct store_error *err)
-{
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(store->db, "PRAGMA user_version", -1, &st, NULL);
-
-	if (rc != SQLITE_OK)
-		return db_error(err, store->path, store->db, rc, "reading the schema version");
-	rc = sqlite3_step(st);
-	*version = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return db_error(err, store->path, store->db, rc, "reading the schema version");
-	return true;
-}
-
-/* An unversioned file that already has tables is someone else's database. */
-static bool
-check_foreign(struct store *store, struct store_error *err)
-{
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(store->db, "SELECT count(*) FROM sqlite_master", -1, &st, NULL);
-	int tables;
-
-	if (rc != SQLITE_OK)
-		return db_error(err, store->path, store->db, rc, "reading the schema");
-	rc = sqlite3_step(st);
-	tables = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return db_error(err, store->path, store->db, rc, "reading the schema");
-	if (tables > 0)
-		return set_error(err, STORE_ERR_CORRUPT, "%s: not an rlwrap state file (tables but no schema version)",
-		    store->path);
-	return true;
-}
-
-static bool
-exec_sql(struct store *store, const char *sql, const char *doing, struct store_error *err)
-{
-	int rc = sqlite3_exec(store->db, sql, NULL, NULL, NULL);
-
-	return rc == SQLITE_OK || db_error(err, store->path, store->db, rc, doing);
-}
-
-/* Brings the schema to STORE_SCHEMA_VERSION inside one BEGIN IMMEDIATE. */
-static bool
-migrate(struct store *store, struct store_error *err)
-{
-	char sql[64];
-	int version;
-
-	if (!store_begin(store, err))
-		return false;
-	if (!read_version(store, &version, err) || (version == 0 && !check_foreign(store, err)))
-		goto fail;
-	for (; version < STORE_SCHEMA_VERSION; version++)
-		if (!exec_sql(store, schema_steps[version], "migrating the schema", err))
-			goto fail;
-	snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", STORE_SCHEMA_VERSION);
-	if (!exec_sql(store, sql, "migrating the schema", err) || !store_commit(store, err))
-		goto fail;
-	store->version = STORE_SCHEMA_VERSION;
-	return true;
-fail:
-	store_rollback(store);
-	return false;
-}
-
-/* "file:PATH?immutable=1": a WAL file we cannot write (nor its -shm) is still
- * readable as a snapshot. */
-static bool
-immutable_uri(const char *path, char *uri, size_t size)
-{
-	size_t n = strlcpy(uri, "file:", size);
-	int w;
-
-	for (; *path != '\0'; path++, n += (size_t)w) {
-		if (strchr("?#%", *path) != NULL)
-			w = snprintf(uri + n, size - n, "%%%02X", (unsigned char)*path);
-		else
-			w = snprintf(uri + n, size - n, "%c", *path);
-		if (w < 0 || (size_t)w >= size - n)
-			return false;
-	}
-	return strlcat(uri, "?immutable=1", size) < size;
-}
-
-static bool
-open_db(struct store *store, const struct store_options *opts, struct store_error *err)
-{
-	int flags = opts->read_only ? SQLITE_OPEN_READONLY | SQLITE_OPEN_URI : SQLITE_OPEN_READWRITE;
-	char uri[PATH_MAX + 32];
-	int rc;
-
-	if (!opts->read_only && (!make_parent_dirs(opts->path, err) || !create_file(opts->path, err)))
-		return false;
-	if (opts->read_only && !immutable_uri(opts->path, uri, sizeof(uri)))
-		return set_error(err, STORE_ERR_OPEN, "%s: path too long", opts->path);
-	rc = sqlite3_open_v2(opts->read_only ? uri : opts->path, &store->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
-	if (rc != SQLITE_OK)
-		return db_error(err, opts->path, store->db, rc, "opening");
-	sqlite3_busy_timeout(store->db, opts->busy_timeout_ms);
-	if (!opts->read_only && sqlite3_db_readonly(store->db, "main") == 1)
-		return set_error(err, STORE_ERR_READONLY, "%s: not writable (opened read-only)", opts->path);
-	return true;
-}
-
-/* The journal mode in force ("wal", "delete", ...); false when it cannot be read. */
-static bool
-journal_mode(struct store *store, char *mode, size_t size, int *rc)
-{
-	sqlite3_stmt *st;
-
-	*rc = sqlite3_prepare_v2(store->db, "PRAGMA journal_mode", -1, &st, NULL);
-	if (*rc != SQLITE_OK)
-		return false;
-	if ((*rc = sqlite3_step(st)) == SQLITE_ROW)
-		column_text(st, 0, mode, size);
-	sqlite3_finalize(st);
-	return *rc == SQLITE_ROW;
-}
-
-/*
- * Switching to WAL needs the database to itself, and SQLite answers BUSY at
- * once (without the busy handler) when that would deadlock with another
- * opener doing the same; so the switch is retried for the busy timeout, and
- * skipped when another process already made it.
- */
-static bool
-enable_wal(struct store *store, int timeout_ms, struct store_error *err)
-{
-	char mode[16] = "";
-	int rc = SQLITE_OK;
-
-	for (int waited = 0; !journal_mode(store, mode, sizeof(mode), &rc) || strcmp(mode, "wal") != 0;
-	    waited += 20) {
-		if (rc == SQLITE_ROW)
-			rc = sqlite3_exec(store->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
-		if (rc == SQLITE_OK && journal_mode(store, mode, sizeof(mode), &rc) && strcmp(mode, "wal") != 0)
-			return set_error(err, STORE_ERR_IO, "%s: the journal mode stays %s, not wal",
-			    store->path, mode);
-		if (rc != SQLITE_OK && rc != SQLITE_ROW &&
-		    ((rc != SQLITE_BUSY && rc != SQLITE_LOCKED) || waited >= timeout_ms))
-			return db_error(err, store->path, store->db, rc, "enabling WAL");
-		if (rc != SQLITE_ROW)
-			sqlite3_sleep(20);
-	}
-	return exec_sql(store, "PRAGMA synchronous = NORMAL", "enabling WAL", err);
+	return strncmp(path, "postgresql:", 11) == 0 || strncmp(path, "postgres:", 9) == 0;
 }
 
 bool
 store_open(const struct store_options *opts, struct store **out, struct store_error *err)
 {
-	struct store *store = calloc(1, sizeof(*store));
-
 	*out = NULL;
 	err->status = STORE_OK;
 	err->message[0] = '\0';
-	if (store == NULL)
-		return set_error(err, STORE_ERR_IO, "%s: out of memory", opts->path);
-	strlcpy(store->path, opts->path, sizeof(store->path));
-	store->keep_runs = opts->keep_runs;
-	store->keep_days = opts->keep_days;
-	if (strncmp(opts->path, "postgresql:", 11) == 0 || strncmp(opts->path, "postgres:", 9) == 0) {
-		set_error(err, STORE_ERR_UNSUPPORTED, "%s: PostgreSQL stores are not supported by this build",
+	if (is_postgresql_url(opts->path))
+		return set_error(err, STORE_ERR_UNSUPPORTED, "%s: PostgreSQL stores are not supported by this build",
 		    opts->path);
-		goto fail;
-	}
-	if (!open_db(store, opts, err) || !read_version(store, &store->version, err))
-		goto fail;
-	if (store->version > STORE_SCHEMA_VERSION) {
-		set_error(err, STORE_ERR_VERSION, "%s: schema version %d is newer than this rlwrap knows (%d); "
-		    "left untouched: upgrade rlwrap or set RLWRAP_DB to another file",
-		    opts->path, store->version, STORE_SCHEMA_VERSION);
-		goto fail;
-	}
-	if (opts->read_only) {
-		if (store->version != STORE_SCHEMA_VERSION) {
-			set_error(err, STORE_ERR_VERSION, "%s: schema version %d, not %d, and a read-only open "
-			    "cannot migrate it", opts->path, store->version, STORE_SCHEMA_VERSION);
-			goto fail;
-		}
-		*out = store;
-		return true;
-	}
-	if (!enable_wal(store, opts->busy_timeout_ms, err) ||
-	    (store->version < STORE_SCHEMA_VERSION && !migrate(store, err)))
-		goto fail;
-	*out = store;
-	return true;
-fail:
-	store_close(store);
-	return false;
+	return store_sqlite_ops.open(opts, out, err);
 }
 
 void
 store_close(struct store *store)
 {
-	if (store == NULL)
-		return;
-	sqlite3_close_v2(store->db);
-	free(store);
+	if (store != NULL)
+		store->ops->close(store);
 }
 
 const char *
 store_path(const struct store *store)
 {
 	return store->path;
+}
+
+const char *
+store_backend_name(const struct store *store)
+{
+	return store->ops->name;
 }
 
 int
@@ -378,365 +114,63 @@ store_schema_version(const struct store *store)
 bool
 store_begin(struct store *store, struct store_error *err)
 {
-	return exec_sql(store, "BEGIN IMMEDIATE", "starting a transaction", err);
+	return store->ops->begin(store, err);
 }
 
 bool
 store_commit(struct store *store, struct store_error *err)
 {
-	if (exec_sql(store, "COMMIT", "committing", err))
-		return true;
-	store_rollback(store);
-	return false;
+	return store->ops->commit(store, err);
 }
 
 void
 store_rollback(struct store *store)
 {
-	if (!sqlite3_get_autocommit(store->db))
-		sqlite3_exec(store->db, "ROLLBACK", NULL, NULL, NULL);
-}
-
-void
-bind_text(sqlite3_stmt *st, int index, const char *s)
-{
-	if (s == NULL || *s == '\0')
-		sqlite3_bind_null(st, index);
-	else
-		sqlite3_bind_text(st, index, s, -1, SQLITE_TRANSIENT);
-}
-
-void
-bind_double(sqlite3_stmt *st, int index, double v, double null_value)
-{
-	if (v == null_value)
-		sqlite3_bind_null(st, index);
-	else
-		sqlite3_bind_double(st, index, v);
-}
-
-void
-bind_int(sqlite3_stmt *st, int index, long long v, long long null_value)
-{
-	if (v == null_value)
-		sqlite3_bind_null(st, index);
-	else
-		sqlite3_bind_int64(st, index, v);
-}
-
-void
-column_text(sqlite3_stmt *st, int index, char *buf, size_t size)
-{
-	const unsigned char *s = sqlite3_column_text(st, index);
-
-	strlcpy(buf, s != NULL ? (const char *)s : "", size);
-}
-
-static enum breaker_state
-state_from_name(const char *name)
-{
-	for (size_t i = 0; i < sizeof(state_names) / sizeof(state_names[0]); i++)
-		if (name != NULL && strcmp(name, state_names[i]) == 0)
-			return (enum breaker_state)i;
-	return BREAKER_CLOSED;
-}
-
-#define BREAKER_COLUMNS "account, family, scope, state, reason, resets_at, reset_source, trips," \
-	" consecutive_unknown, last_trip_at, last_message, probe_pid, probe_start_time, probe_host," \
-	" probe_expires, updated_at"
-
-static void
-breaker_from_row(sqlite3_stmt *st, struct breaker *b)
-{
-	char reason[32];
-
-	memset(b, 0, sizeof(*b));
-	column_text(st, 0, b->key.account, sizeof(b->key.account));
-	column_text(st, 1, b->key.family, sizeof(b->key.family));
-	column_text(st, 2, b->key.scope, sizeof(b->key.scope));
-	b->state = state_from_name((const char *)sqlite3_column_text(st, 3));
-	column_text(st, 4, reason, sizeof(reason));
-	if (!reason_from_name(reason, &b->reason))
-		b->reason = REASON_NONE;
-	b->resets_at = sqlite3_column_double(st, 5);
-	column_text(st, 6, b->reset_source, sizeof(b->reset_source));
-	b->trips = (long)sqlite3_column_int64(st, 7);
-	b->consecutive_unknown = (long)sqlite3_column_int64(st, 8);
-	b->last_trip_at = sqlite3_column_double(st, 9);
-	column_text(st, 10, b->last_message, sizeof(b->last_message));
-	b->lease.pid = (long)sqlite3_column_int64(st, 11);
-	b->lease.start_time = sqlite3_column_int64(st, 12);
-	column_text(st, 13, b->lease.host, sizeof(b->lease.host));
-	b->lease.expires_at = sqlite3_column_double(st, 14);
-	b->updated_at = sqlite3_column_double(st, 15);
-}
-
-/* Steps st to the end, collecting breaker rows into a new array. */
-static bool
-collect_breakers(struct store *store, sqlite3_stmt *st, struct breaker **rows, size_t *count,
-    struct store_error *err)
-{
-	struct breaker *list = NULL, *grown;
-	size_t n = 0;
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if ((grown = reallocarray(list, n + 1, sizeof(*list))) == NULL) {
-			free(list);
-			return set_error(err, STORE_ERR_IO, "%s: out of memory", store->path);
-		}
-		list = grown;
-		breaker_from_row(st, &list[n++]);
-	}
-	if (rc != SQLITE_DONE) {
-		free(list);
-		return db_error(err, store->path, store->db, rc, "reading breakers");
-	}
-	*rows = list;
-	*count = n;
-	return true;
+	store->ops->rollback(store);
 }
 
 bool
 store_breakers_of(struct store *store, const char *account, const char *family,
     struct breaker **rows, size_t *count, struct store_error *err)
 {
-	sqlite3_stmt *st;
-	bool ok;
-	int rc = sqlite3_prepare_v2(store->db, "SELECT " BREAKER_COLUMNS " FROM breakers"
-	    " WHERE account = ?1 AND family = ?2 ORDER BY scope", -1, &st, NULL);
-
-	*rows = NULL;
-	*count = 0;
-	if (rc != SQLITE_OK)
-		return db_error(err, store->path, store->db, rc, "reading breakers");
-	sqlite3_bind_text(st, 1, account, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, family, -1, SQLITE_STATIC);
-	ok = collect_breakers(store, st, rows, count, err);
-	sqlite3_finalize(st);
-	return ok;
+	return store->ops->breakers_of(store, account, family, rows, count, err);
 }
 
 bool
 store_breakers_all(struct store *store, struct breaker **rows, size_t *count, struct store_error *err)
 {
-	sqlite3_stmt *st;
-	bool ok;
-	int rc = sqlite3_prepare_v2(store->db, "SELECT " BREAKER_COLUMNS " FROM breakers"
-	    " ORDER BY family, scope, account", -1, &st, NULL);
-
-	*rows = NULL;
-	*count = 0;
-	if (rc != SQLITE_OK)
-		return db_error(err, store->path, store->db, rc, "reading breakers");
-	ok = collect_breakers(store, st, rows, count, err);
-	sqlite3_finalize(st);
-	return ok;
+	return store->ops->breakers_all(store, rows, count, err);
 }
 
 bool
 store_breaker_save(struct store *store, const struct breaker *b, struct store_error *err)
 {
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(store->db, "INSERT OR REPLACE INTO breakers (" BREAKER_COLUMNS ")"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)", -1, &st, NULL);
-
-	if (rc != SQLITE_OK)
-		return db_error(err, store->path, store->db, rc, "saving a breaker");
-	sqlite3_bind_text(st, 1, b->key.account, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, b->key.family, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, b->key.scope, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, state_names[b->state], -1, SQLITE_STATIC);
-	bind_text(st, 5, b->reason != REASON_NONE ? reason_name(b->reason) : NULL);
-	bind_double(st, 6, b->resets_at, 0);
-	bind_text(st, 7, b->reset_source);
-	sqlite3_bind_int64(st, 8, b->trips);
-	sqlite3_bind_int64(st, 9, b->consecutive_unknown);
-	bind_double(st, 10, b->last_trip_at, 0);
-	bind_text(st, 11, b->last_message);
-	bind_int(st, 12, b->lease.pid, 0);
-	bind_int(st, 13, b->lease.pid != 0 ? b->lease.start_time : 0, 0);
-	bind_text(st, 14, b->lease.pid != 0 ? b->lease.host : NULL);
-	bind_double(st, 15, b->lease.pid != 0 ? b->lease.expires_at : 0, 0);
-	bind_double(st, 16, b->updated_at, 0);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE || db_error(err, store->path, store->db, rc, "saving a breaker");
+	return store->ops->breaker_save(store, b, err);
 }
 
 bool
 store_history_add(struct store *store, const struct breaker *b, const char *event,
     long long run_id, double at, struct store_error *err)
 {
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(store->db, "INSERT INTO breaker_history (at, account, family, scope,"
-	    " event, state, reason, resets_at, reset_source, trips, run_id, message)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", -1, &st, NULL);
-
-	if (rc != SQLITE_OK)
-		return db_error(err, store->path, store->db, rc, "writing breaker history");
-	sqlite3_bind_double(st, 1, at);
-	sqlite3_bind_text(st, 2, b->key.account, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, b->key.family, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, b->key.scope, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, event, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 6, state_names[b->state], -1, SQLITE_STATIC);
-	bind_text(st, 7, b->reason != REASON_NONE ? reason_name(b->reason) : NULL);
-	bind_double(st, 8, b->resets_at, 0);
-	bind_text(st, 9, b->reset_source);
-	sqlite3_bind_int64(st, 10, b->trips);
-	bind_int(st, 11, run_id, 0);
-	bind_text(st, 12, b->last_message);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE || db_error(err, store->path, store->db, rc, "writing breaker history");
-}
-
-static void
-bind_signal(sqlite3_stmt *st, int first, const struct fail_signal *sig)
-{
-	bind_text(st, first, reason_name(sig->reason));
-	sqlite3_bind_double(st, first + 1, sig->confidence);
-	sqlite3_bind_int(st, first + 2, sig->terminal);
-	bind_text(st, first + 3, sig->scope);
-	bind_int(st, first + 4, sig->http_status, 0);
-	bind_text(st, first + 5, sig->error_type);
-	bind_text(st, first + 6, sig->limit_type);
-	bind_double(st, first + 7, sig->resets_at, 0);
-	bind_text(st, first + 8, sig->reset_source != RESET_SRC_NONE ? reset_source_name(sig->reset_source) : NULL);
-	bind_text(st, first + 9, sig->message);
-	bind_int(st, first + 10, sig->line, 0);
-	sqlite3_bind_int(st, first + 11, sig->after_output);
-}
-
-static bool
-insert_run(struct store *store, const struct run_record *run, long long *run_id, struct store_error *err)
-{
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(store->db, "INSERT INTO runs (argv, argv_redacted, cwd, family, model,"
-	    " account, source, started_at, ended_at, exit_code, term_signal, input_tokens, output_tokens,"
-	    " cost_usd, reason, confidence, terminal, scope, http_status, error_type, limit_type,"
-	    " resets_at, reset_source, message, line, after_output) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-	    " ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26)",
-	    -1, &st, NULL);
-
-	if (rc != SQLITE_OK)
-		return db_error(err, store->path, store->db, rc, "recording the run");
-	bind_text(st, 1, run->argv_json);
-	sqlite3_bind_int(st, 2, run->argv_redacted);
-	bind_text(st, 3, run->cwd);
-	bind_text(st, 4, run->family);
-	bind_text(st, 5, run->model);
-	bind_text(st, 6, run->account);
-	bind_text(st, 7, run->source);
-	sqlite3_bind_double(st, 8, run->started_at);
-	sqlite3_bind_double(st, 9, run->ended_at);
-	bind_int(st, 10, run->exit_code, -1);
-	bind_int(st, 11, run->term_signal, 0);
-	bind_int(st, 12, run->usage.input_tokens, -1);
-	bind_int(st, 13, run->usage.output_tokens, -1);
-	bind_double(st, 14, run->usage.cost_usd, -1);
-	bind_signal(st, 15, &run->signal);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(err, store->path, store->db, rc, "recording the run");
-	*run_id = sqlite3_last_insert_rowid(store->db);
-	return true;
-}
-
-/* History pruned on write: runs beyond keep_runs, and everything older than keep_days. */
-static bool
-prune(struct store *store, long long last_run_id, double now, struct store_error *err)
-{
-	static const char *const sql[] = {
-		"DELETE FROM runs WHERE ?1 > 0 AND id <= ?2 - ?1",
-		"DELETE FROM runs WHERE ?3 > 0 AND started_at < ?4",
-		"DELETE FROM breaker_history WHERE ?3 > 0 AND at < ?4",
-		"DELETE FROM waits WHERE ?3 > 0 AND at < ?4",
-	};
-
-	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
-		sqlite3_stmt *st;
-		int rc = sqlite3_prepare_v2(store->db, sql[i], -1, &st, NULL);
-
-		if (rc != SQLITE_OK)
-			return db_error(err, store->path, store->db, rc, "pruning history");
-		sqlite3_bind_int64(st, 1, store->keep_runs);
-		sqlite3_bind_int64(st, 2, last_run_id);
-		sqlite3_bind_int64(st, 3, store->keep_days);
-		sqlite3_bind_double(st, 4, now - (double)store->keep_days * 86400);
-		rc = sqlite3_step(st);
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE)
-			return db_error(err, store->path, store->db, rc, "pruning history");
-	}
-	return true;
+	return store->ops->history_add(store, b, event, run_id, at, err);
 }
 
 bool
-store_run_add(struct store *store, const struct run_record *run, double now,
+store_run_add(struct store *store, const struct run_row *run, double now,
     long long *run_id, struct store_error *err)
 {
-	return insert_run(store, run, run_id, err) && prune(store, *run_id, now, err);
+	return store->ops->run_add(store, run, now, run_id, err);
 }
 
 bool
 store_wait_add(struct store *store, const struct wait_record *wait, struct store_error *err)
 {
-	const struct breaker *b = wait->blocking;
-	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(store->db, "INSERT INTO waits (at, kind, account, family, scope, model,"
-	    " reason, resets_at, reset_source, until, pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-	    -1, &st, NULL);
-
-	if (rc != SQLITE_OK)
-		return db_error(err, store->path, store->db, rc, "recording a wait");
-	sqlite3_bind_double(st, 1, wait->at);
-	sqlite3_bind_text(st, 2, wait->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, b->key.account, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, b->key.family, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, b->key.scope, -1, SQLITE_STATIC);
-	bind_text(st, 6, wait->model);
-	bind_text(st, 7, reason_name(b->reason));
-	bind_double(st, 8, b->resets_at, 0);
-	bind_text(st, 9, b->reset_source);
-	bind_double(st, 10, wait->until, 0);
-	bind_int(st, 11, wait->pid, 0);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE || db_error(err, store->path, store->db, rc, "recording a wait");
+	return store->ops->wait_add(store, wait, err);
 }
 
 bool
 store_family_counts(struct store *store, double since, struct family_counts **rows,
     size_t *count, struct store_error *err)
 {
-	struct family_counts *list = NULL, *grown;
-	sqlite3_stmt *st;
-	size_t n = 0;
-	int rc = sqlite3_prepare_v2(store->db, "SELECT coalesce(family, '?'), count(*),"
-	    " sum(coalesce(reason, 'none') <> 'none') FROM runs WHERE started_at >= ?1"
-	    " GROUP BY 1 ORDER BY 1", -1, &st, NULL);
-
-	*rows = NULL;
-	*count = 0;
-	if (rc != SQLITE_OK)
-		return db_error(err, store->path, store->db, rc, "counting runs");
-	sqlite3_bind_double(st, 1, since);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && (grown = reallocarray(list, n + 1, sizeof(*list))) != NULL) {
-		list = grown;
-		column_text(st, 0, list[n].family, sizeof(list[n].family));
-		list[n].runs = (long)sqlite3_column_int64(st, 1);
-		list[n++].failures = (long)sqlite3_column_int64(st, 2);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		free(list);
-		return rc == SQLITE_ROW ? set_error(err, STORE_ERR_IO, "%s: out of memory", store->path)
-		    : db_error(err, store->path, store->db, rc, "counting runs");
-	}
-	*rows = list;
-	*count = n;
-	return true;
+	return store->ops->family_counts(store, since, rows, count, err);
 }

@@ -1,6 +1,8 @@
 /*
- * store.h: the machine-wide SQLite state file (docs/design.md section 6): breakers,
- * their history, the run history, and waits and refusals.
+ * store.h: the state store (docs/design.md section 6): breakers, their
+ * history, the run history, and waits and refusals.  One interface, written
+ * once for every backend (the SQLite file, lib/store_sqlite.c); everything
+ * above it (breakers, history, recover, status, record) never sees SQL.
  *
  * Ownership: store_open() returns a store the caller closes with
  * store_close().  Rows handed out are plain structs (fixed arrays, no
@@ -10,9 +12,10 @@
  * wrapper can fail open (docs/design.md: "a store problem never loses the child's
  * output or exit status").  All times are epoch seconds given by the caller.
  *
- * Concurrency: WAL, busy_timeout, and BEGIN IMMEDIATE around every
- * read-then-write (store_begin() / store_commit()); single statements run in
- * their own implicit transaction.
+ * Concurrency: every read-then-write runs between store_begin() and
+ * store_commit(), which lock what it decides on (SQLite: WAL, busy_timeout
+ * and BEGIN IMMEDIATE); single statements run in their own implicit
+ * transaction.
  */
 #ifndef RLWRAP_STORE_H
 #define RLWRAP_STORE_H
@@ -21,9 +24,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "classify.h"
-#include "key.h"
 #include "failsignal.h"
+#include "key.h"
+#include "run_usage.h"
 
 struct store;
 
@@ -81,18 +84,25 @@ struct breaker {
 	double updated_at;
 };
 
-/* One row of the runs table. */
-struct run_record {
-	const char *argv_json;     /* redacted argv as a JSON array, NULL for none */
-	bool argv_redacted;
-	const char *cwd;           /* may be NULL */
-	const char *family, *model, *account;
+/*
+ * One row of the runs table, written by store_run_add() and read back by
+ * store_runs_each() (history.h); lib/runs_table.c maps it to the columns.
+ * Written: NULL or "" strings store NULL; id and recovered_by are ignored.
+ * Read: strings are "" when unknown (argv_json NULL) and point into the
+ * backend's result, valid only during the callback.
+ */
+struct run_row {
+	long long id;
+	const char *argv_json;     /* a JSON array of strings; NULL when none was stored */
+	bool argv_redacted;        /* secrets were replaced: the argv cannot be replayed */
+	const char *cwd, *family, *model, *account;
 	const char *source;        /* "wrap" or "record" */
 	double started_at, ended_at;
 	int exit_code;             /* -1 = unknown */
 	int term_signal;           /* 0 = none */
 	struct fail_signal signal;
 	struct run_usage usage;
+	long long recovered_by;    /* 0 = not recovered */
 };
 
 /* One row of the waits table: a refusal or a wait, and for whom. */
@@ -126,7 +136,10 @@ bool store_options_resolve(struct store_options *opts, const char *config_path,
  */
 bool store_open(const struct store_options *opts, struct store **out, struct store_error *err);
 void store_close(struct store *store);
+/* What to show the user: the file's path, or a URL without its password. */
 const char *store_path(const struct store *store);
+/* "sqlite" or "postgresql". */
+const char *store_backend_name(const struct store *store);
 int store_schema_version(const struct store *store);
 
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK.  store_rollback() never fails. */
@@ -147,7 +160,7 @@ bool store_breaker_save(struct store *store, const struct breaker *b, struct sto
 bool store_history_add(struct store *store, const struct breaker *b, const char *event,
     long long run_id, double at, struct store_error *err);
 /* Inserts a run, sets *run_id; then prunes runs, history and waits. */
-bool store_run_add(struct store *store, const struct run_record *run, double now,
+bool store_run_add(struct store *store, const struct run_row *run, double now,
     long long *run_id, struct store_error *err);
 bool store_wait_add(struct store *store, const struct wait_record *wait, struct store_error *err);
 /* Per-family runs and failures that started at or after since. */

@@ -1,0 +1,63 @@
+/*
+ * store_backend.h: what a store backend provides (the ops table) and the
+ * part of the handle every backend shares.  Only lib/store*.c and the
+ * dispatchers in lib/history.c include it; everything else sees store.h.
+ *
+ * Ownership: a backend's open() allocates its own handle, which starts with
+ * a struct store, and its close() frees it.  The ops borrow what they are
+ * given, and fill rows and errors as store.h says.
+ */
+#ifndef RLWRAP_STORE_BACKEND_H
+#define RLWRAP_STORE_BACKEND_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "history.h"
+#include "store.h"
+
+struct store_ops {
+	const char *name;   /* "sqlite", "postgresql" */
+	bool (*open)(const struct store_options *opts, struct store **out, struct store_error *err);
+	void (*close)(struct store *store);
+	bool (*begin)(struct store *store, struct store_error *err);
+	bool (*commit)(struct store *store, struct store_error *err);
+	void (*rollback)(struct store *store);
+	bool (*breakers_of)(struct store *store, const char *account, const char *family,
+	    struct breaker **rows, size_t *count, struct store_error *err);
+	bool (*breakers_all)(struct store *store, struct breaker **rows, size_t *count,
+	    struct store_error *err);
+	bool (*breaker_save)(struct store *store, const struct breaker *b, struct store_error *err);
+	bool (*history_add)(struct store *store, const struct breaker *b, const char *event,
+	    long long run_id, double at, struct store_error *err);
+	/* Inserts the run and prunes, as store_run_add(). */
+	bool (*run_add)(struct store *store, const struct run_row *run, double now,
+	    long long *run_id, struct store_error *err);
+	bool (*wait_add)(struct store *store, const struct wait_record *wait, struct store_error *err);
+	bool (*family_counts)(struct store *store, double since, struct family_counts **rows,
+	    size_t *count, struct store_error *err);
+	bool (*runs_each)(struct store *store, const struct run_filter *f, run_row_cb cb, void *arg,
+	    struct store_error *err);
+	bool (*run_mark_recovered)(struct store *store, long long id, long long by,
+	    struct store_error *err);
+};
+
+/* The first member of every backend's handle. */
+struct store {
+	const struct store_ops *ops;
+	char path[PATH_MAX];   /* shown to the user: never holds a password */
+	int version;
+	long keep_runs, keep_days;
+};
+
+extern const struct store_ops store_sqlite_ops;
+
+/* Fills err (message from fmt) and returns false. */
+bool set_error(struct store_error *err, enum store_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* The names stored for enum breaker_state. */
+const char *breaker_state_name(enum breaker_state s);
+enum breaker_state breaker_state_from_name(const char *name);
+
+#endif
