@@ -40,7 +40,7 @@ print_signal(const struct fail_signal *sig, void *arg)
 	if (po->json) {
 		json_t *o = signal_to_json(sig, po->now);
 
-		json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		json_dumpf(o, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | SIGNAL_JSON_REALS);
 		putchar('\n');
 		json_decref(o);
 		return;

@@ -383,7 +383,7 @@ write_json_file(const char *option, const char *path, json_t *obj)
 			close(fd);
 		return;
 	}
-	if (json_dumpf(obj, f, JSON_COMPACT | JSON_PRESERVE_ORDER) < 0 || fputc('\n', f) == EOF ||
+	if (json_dumpf(obj, f, JSON_COMPACT | JSON_PRESERVE_ORDER | SIGNAL_JSON_REALS) < 0 || fputc('\n', f) == EOF ||
 	    fclose(f) == EOF)
 		warn("%s %s", option, path);
 }

@@ -123,7 +123,7 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, const
 			    c->failures);
 	}
 	if (json) {
-		json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+		json_dumpf(out, stdout, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | SIGNAL_JSON_REALS);
 		putchar('\n');
 	}
 	json_decref(out);

@@ -77,7 +77,12 @@ pi_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 	if (strcmp(t, "response") == 0) {
 		if (!json_is_false(json_object_get(obj, "success")))
 			return REC_EVENT;
-		evidence_text_field(ev, obj, "error", ctx->now);
+		/* The error is a string, or an object ({"code":401,"message":...})
+		 * read the way a provider envelope's error object is. */
+		if (json_is_object(json_object_get(obj, "error")))
+			envelope_evidence(obj, ctx->now, ev, 0);
+		else
+			evidence_text_field(ev, obj, "error", ctx->now);
 		return REC_CANDIDATE;
 	}
 	if (strcmp(t, "tool_execution_start") == 0)

@@ -135,7 +135,10 @@ openrouter_metadata(struct evidence *ev, json_t *meta, time_t now, int depth)
 	else if (json_is_object(raw))
 		envelope_evidence(raw, now, ev, depth + 1);
 	offer_seconds(ev, json_object_get(meta, "retry_after_seconds"), now, RANK_RETRY_AFTER);
+	offer_seconds(ev, json_object_get(meta, "retry_after"), now, RANK_RETRY_AFTER);
 	evidence_text_field(ev, meta, "limit_source", now);
+	/* OpenRouter's own classification of what the upstream provider said. */
+	evidence_add_type(ev, jstr(meta, "error_type"));
 	if ((h = jstr(headers, "Retry-After")) != NULL) {
 		if (http_date_parse(h, &t))
 			reset_offer(&ev->reset, t, RESET_SRC_PROVIDER, RANK_RETRY_AFTER);
@@ -373,6 +376,31 @@ status_from_text(struct evidence *ev, const char *s, size_t len)
 	}
 }
 
+/* "No capacity available for model gemini-2.5-pro": the capacity is that
+ * model's, so a signal about it is scoped to it. */
+static void
+capacity_model(struct evidence *ev, const char *low, size_t n)
+{
+	static const char lead[] = "no capacity available for model ";
+	const char *p = memmem(low, n, lead, sizeof(lead) - 1);
+	size_t len = 0;
+	char model[SIGNAL_FIELD_MAX];
+
+	if (p == NULL || ev->scope_model[0] != '\0')
+		return;
+	p += sizeof(lead) - 1;
+	while (p + len < low + n && len + 1 < sizeof(model) &&
+	    (isalnum((unsigned char)p[len]) || strchr("-._/:", p[len]) != NULL))
+		len++;
+	while (len > 0 && (p[len - 1] == '.' || p[len - 1] == ':'))
+		len--;
+	if (len == 0)
+		return;
+	memcpy(model, p, len);
+	model[len] = '\0';
+	utf8_copy(ev->scope_model, sizeof(ev->scope_model), model);
+}
+
 void
 evidence_add_text(struct evidence *ev, const char *s, size_t len, time_t now)
 {
@@ -384,6 +412,7 @@ evidence_add_text(struct evidence *ev, const char *s, size_t len, time_t now)
 		return;
 	n = lower_copy(low, sizeof(low), s, len);
 	append_text(ev->text, sizeof(ev->text), low, n);
+	capacity_model(ev, low, n);
 	evidence_set_message(ev, s, len);
 	status_from_text(ev, s, len < 4096 ? len : 4096);
 	if (text_depth < NESTING_MAX && memchr(s, '{', len) != NULL) {

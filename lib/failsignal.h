@@ -72,6 +72,10 @@ void signal_set_message(struct fail_signal *sig, const char *text, size_t len);
 
 /* The docs/design.md section 4 object; now fixes retry_after_secs. */
 json_t *signal_to_json(const struct fail_signal *sig, time_t now);
+/* Dump flags for every JSON document rlwrap prints: 15 significant digits,
+ * so the ladder's 0.8 prints as 0.8 (jansson's default of 17 prints
+ * 0.80000000000000004).  OR them into json_dump*() flags. */
+#define SIGNAL_JSON_REALS JSON_REAL_PRECISION(15)
 /* One human line, e.g. "usage-limit (confidence 1.0): claude five_hour, resets ...". */
 void signal_format_line(const struct fail_signal *sig, time_t now, char *buf, size_t size);
 /* "2026-11-30T18:30:00Z", rounding up to the whole second. */

@@ -45,6 +45,18 @@ static const struct marker text_markers[] = {
 	{ REASON_USAGE_LIMIT, "limit: 0" },
 	{ REASON_USAGE_LIMIT, "usage_limit_reached" },
 	{ REASON_USAGE_LIMIT, "terminalquotaerror" },
+	{ REASON_USAGE_LIMIT, "monthly usage limit" },
+	{ REASON_USAGE_LIMIT, "daily usage limit" },
+	{ REASON_USAGE_LIMIT, "weekly usage limit" },
+	{ REASON_USAGE_LIMIT, "organization usage limit" },
+	{ REASON_USAGE_LIMIT, "org's usage limit" },
+	{ REASON_USAGE_LIMIT, "monthly limit reached" },
+	{ REASON_USAGE_LIMIT, "daily limit reached" },
+	{ REASON_USAGE_LIMIT, "weekly limit reached" },
+	{ REASON_USAGE_LIMIT, "reached your monthly" },
+	{ REASON_USAGE_LIMIT, "hit your monthly" },
+	{ REASON_USAGE_LIMIT, "hit your daily" },
+	{ REASON_USAGE_LIMIT, "automatic quota refresh" },
 	{ REASON_CREDIT_EXHAUSTED, "insufficient credit" },
 	{ REASON_CREDIT_EXHAUSTED, "insufficient_quota" },
 	{ REASON_CREDIT_EXHAUSTED, "insufficient balance" },
@@ -65,6 +77,10 @@ static const struct marker text_markers[] = {
 	{ REASON_CREDIT_EXHAUSTED, "api usage limits" },
 	{ REASON_CREDIT_EXHAUSTED, "quota exceeded. check your plan" },
 	{ REASON_CREDIT_EXHAUSTED, "payment required" },
+	{ REASON_CREDIT_EXHAUSTED, "credits exhausted" },
+	{ REASON_CREDIT_EXHAUSTED, "credits_exhausted" },
+	{ REASON_CREDIT_EXHAUSTED, "no available quota" },
+	{ REASON_CREDIT_EXHAUSTED, "out of free credits" },
 	{ REASON_INVALID_REQUEST, "request too large for" },
 	{ REASON_RATE_LIMIT, "rate limit" },
 	{ REASON_RATE_LIMIT, "rate_limit" },
@@ -97,6 +113,16 @@ static const struct marker text_markers[] = {
 	{ REASON_UNAVAILABLE, "server error" },
 	{ REASON_UNAVAILABLE, "stream disconnected" },
 	{ REASON_UNAVAILABLE, "upstream connect" },
+	{ REASON_UNAVAILABLE, "econnreset" },
+	{ REASON_UNAVAILABLE, "econnrefused" },
+	{ REASON_UNAVAILABLE, "enotfound" },
+	{ REASON_UNAVAILABLE, "eai_again" },
+	{ REASON_UNAVAILABLE, "socket hang up" },
+	{ REASON_UNAVAILABLE, "fetch failed" },
+	{ REASON_UNAVAILABLE, "connection error." },
+	{ REASON_UNAVAILABLE, "apiconnectionerror" },
+	{ REASON_UNAVAILABLE, "network error" },
+	{ REASON_UNAVAILABLE, "could not connect to" },
 	{ REASON_AUTH, "authentication_error" },
 	{ REASON_AUTH, "authentication_failed" },
 	{ REASON_AUTH, "permission_error" },
@@ -123,6 +149,12 @@ static const struct marker text_markers[] = {
 	{ REASON_AUTH, "unauthenticated" },
 	{ REASON_AUTH, "permission_denied" },
 	{ REASON_AUTH, "missing bearer" },
+	{ REASON_AUTH, "invalid_grant" },
+	{ REASON_AUTH, "refresh token revoked" },
+	{ REASON_AUTH, "refresh token has been revoked" },
+	{ REASON_AUTH, "refresh_token_reused" },
+	{ REASON_AUTH, "oauth authentication is currently not allowed" },
+	{ REASON_AUTH, "authentication error" },
 	{ REASON_TIMEOUT, "timeout_error" },
 	{ REASON_TIMEOUT, "idle timeout" },
 	{ REASON_TIMEOUT, "timed out" },
@@ -130,6 +162,8 @@ static const struct marker text_markers[] = {
 	{ REASON_TIMEOUT, "deadline_exceeded" },
 	{ REASON_TIMEOUT, "apitimeouterror" },
 	{ REASON_TIMEOUT, "request timeout" },
+	{ REASON_TIMEOUT, "etimedout" },
+	{ REASON_TIMEOUT, "request timed out" },
 	{ REASON_INVALID_REQUEST, "invalid_request_error" },
 	{ REASON_INVALID_REQUEST, "not_found_error" },
 	{ REASON_INVALID_REQUEST, "modelnotfounderror" },
@@ -142,6 +176,8 @@ static const struct marker text_markers[] = {
 	{ REASON_INVALID_REQUEST, "request_too_large" },
 	{ REASON_INVALID_REQUEST, "is not supported" },
 	{ REASON_INVALID_REQUEST, "fatalinputerror" },
+	{ REASON_INVALID_REQUEST, "invalid request format" },
+	{ REASON_INVALID_REQUEST, "context length exceeded" },
 };
 
 /* Whole typed values too short or too common to be substrings. */
@@ -183,6 +219,23 @@ evidence_set_status(struct evidence *ev, json_int_t status, bool structured)
 	ev->status_structured = structured;
 }
 
+/* An HTTP reason phrase ("Too Many Requests") where a gateway put its type:
+ * the status already says it, and it is not the provider's own type. */
+static bool
+reason_phrase(const char *low)
+{
+	static const char *const phrases[] = {
+		"too many requests", "bad request", "unauthorized", "forbidden", "not found",
+		"payment required", "internal server error", "service unavailable", "bad gateway",
+		"gateway timeout", "request timeout", "unprocessable entity", "conflict",
+	};
+
+	for (size_t i = 0; i < sizeof(phrases) / sizeof(phrases[0]); i++)
+		if (strcmp(low, phrases[i]) == 0)
+			return true;
+	return false;
+}
+
 void
 evidence_add_type(struct evidence *ev, const char *type)
 {
@@ -192,10 +245,12 @@ evidence_add_type(struct evidence *ev, const char *type)
 	if (type == NULL || *type == '\0')
 		return;
 	n = lower_copy(low, sizeof(low), type, strlen(type));
+	append_text(ev->types, sizeof(ev->types), low, n);
+	if (reason_phrase(low))
+		return;
 	ev->typed = true;
 	if (ev->error_type[0] == '\0')
 		utf8_copy(ev->error_type, sizeof(ev->error_type), type);
-	append_text(ev->types, sizeof(ev->types), low, n);
 }
 
 void
@@ -268,10 +323,33 @@ markers_match(const struct evidence *ev, enum reason r)
 	return false;
 }
 
+/* "The model 'x' does not exist": the words are apart, so no one marker. */
+static bool
+model_missing(const struct evidence *ev)
+{
+	return marker_in(ev->text, "does not exist") && marker_in(ev->text, "model");
+}
+
 static bool
 reason_matches(const struct evidence *ev, enum reason r)
 {
+	if (r == REASON_INVALID_REQUEST && model_missing(ev))
+		return true;
+	/* A 402 whose words say the wall moves ("rate limit exceeded", "try
+	 * again later" beside a usage limit) is that limit, not spent credit. */
+	if (r == REASON_CREDIT_EXHAUSTED && !markers_match(ev, r) && ev->http_status == 402 &&
+	    markers_match(ev, REASON_RATE_LIMIT))
+		return false;
 	return markers_match(ev, r) || status_reason(ev->http_status) == r;
+}
+
+/* Server capacity, not the caller's quota, whatever class wraps it. */
+static bool
+capacity_exhausted(const struct evidence *ev)
+{
+	return marker_in(ev->text, "no capacity available") ||
+	    marker_in(ev->text, "model_capacity_exhausted") ||
+	    marker_in(ev->types, "model_capacity_exhausted");
 }
 
 enum reason
@@ -281,6 +359,8 @@ evidence_reason(const struct evidence *ev)
 		return ev->forced;
 	if (ev->rejected_event)
 		return REASON_USAGE_LIMIT;
+	if (capacity_exhausted(ev))
+		return REASON_OVERLOADED;
 	/* Too-large requests say "rate limit" but never succeed as they are. */
 	if (marker_in(ev->text, "request too large for") && !reason_matches(ev, REASON_USAGE_LIMIT))
 		return REASON_INVALID_REQUEST;

@@ -416,9 +416,16 @@ static size_t offer_after_phrase(const char *s, size_t len, size_t i, bool bare_
 	return bare_clock ? offer_clock_text(s, len, j, now, best) : 0;
 }
 
-/* "usage limit reached|1755615600": Claude's old epoch-seconds suffix.  An
- * exact epoch, so it ranks with the epoch fields; but it is read out of a
- * message, so its source is TEXT (reset_time.h, docs/design.md section 4). */
+/* "usage limit reached|1755615600", "...|1755615600000", "...|2026-08-19T15:00:00Z":
+ * Claude's old machine-readable suffix.  The CLI put the provider's own reset
+ * there, so it ranks with the epoch fields and its source is PROVIDER
+ * (docs/design.md section 4), though it is read out of a message. */
+static bool is_stamp_char(char c)
+{
+	return (c >= '0' && c <= '9') || c == '-' || c == ':' || c == '.' || c == '+' ||
+	    c == 'T' || c == 'Z';
+}
+
 static size_t try_pipe_epoch(const char *s, size_t len, size_t i, time_t now,
 			     struct reset *best)
 {
@@ -432,11 +439,11 @@ static size_t try_pipe_epoch(const char *s, size_t len, size_t i, time_t now,
 	if (j >= len || s[j] != '|')
 		return 0;
 	j = skip_blanks(s, len, j + 1);
-	for (end = j; end < len && end - j < 20 && s[end] >= '0' && s[end] <= '9'; end++)
+	for (end = j; end < len && end - j < 32 && is_stamp_char(s[end]); end++)
 		;
 	if (!token_copy(s + j, end - j, buf, sizeof buf) || !time_parse(buf, &t))
 		return 0;
-	offer_sane(best, t, now, RESET_SRC_TEXT, RANK_EPOCH_FIELD);
+	offer_sane(best, epoch_normalize(t), now, RESET_SRC_PROVIDER, RANK_EPOCH_FIELD);
 	return end;
 }
 
