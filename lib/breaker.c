@@ -117,6 +117,48 @@ escalated_cooldown(const struct config *cfg, enum reason reason, long consecutiv
 	return cooldown < cfg->max_cooldown ? cooldown : cfg->max_cooldown;
 }
 
+/* How long a quota with a stated period lasts at most, 0 for other limits. */
+static double
+period_secs(const char *limit_type)
+{
+	if (limit_type == NULL)
+		return 0;
+	if (strcmp(limit_type, "daily") == 0)
+		return 86400;
+	if (strncmp(limit_type, "seven_day", 9) == 0 || strcmp(limit_type, "weekly") == 0)
+		return 7 * 86400;
+	if (strcmp(limit_type, "monthly") == 0)
+		return 31 * 86400;
+	return 0;
+}
+
+/*
+ * A daily, weekly or monthly quota that a probe hit again although its
+ * retry hint (often seconds) had passed: the hint was about something else,
+ * so the next open lasts toward the period's end instead of flapping all
+ * day.  Only a hint shorter than the usage-limit cooldown is overridden;
+ * bounded: that cooldown doubled per repeat, at most max_cooldown and at
+ * most the period.  docs/design.md section 5.
+ */
+static bool
+period_quota_repeat(const struct breaker *b, const struct config *cfg, const struct trip *trip,
+    double now, double *reset)
+{
+	double period = period_secs(trip->limit_type), guess;
+
+	if (period == 0 || trip->reason != REASON_USAGE_LIMIT || b->state == BREAKER_CLOSED ||
+	    b->resets_at > now || b->reason != trip->reason)
+		return false;
+	/* A stated reset at least as long as the usage-limit cooldown is believed. */
+	if (trip->resets_at > 0 && trip->resets_at - now >= config_cooldown(cfg, trip->reason))
+		return false;
+	guess = escalated_cooldown(cfg, trip->reason, b->consecutive_unknown);
+	if (guess > period)
+		guess = period;
+	*reset = now + guess;
+	return true;
+}
+
 enum breaker_change
 breaker_apply_trip(struct breaker *b, const struct config *cfg, const struct trip *trip, double now)
 {
@@ -124,6 +166,11 @@ breaker_apply_trip(struct breaker *b, const struct config *cfg, const struct tri
 	double reset = known ? trip->resets_at : now + escalated_cooldown(cfg, trip->reason, b->consecutive_unknown);
 	const char *source = known ? trip->source : "default";
 	enum breaker_change change;
+
+	if (period_quota_repeat(b, cfg, trip, now, &reset)) {
+		known = false;
+		source = "default";
+	}
 
 	if (!open)
 		change = CHANGE_TRIPPED;
@@ -389,7 +436,8 @@ record_trip(struct store *store, struct record_ctx *ctx, const struct breaker *r
 {
 	const struct fail_signal *sig = ctx->sig;
 	double now = ctx->run->ended_at, cap = now + ctx->cfg->max_provider_reset;
-	struct trip trip = { .reason = sig->reason, .message = sig->message };
+	struct trip trip = { .reason = sig->reason, .message = sig->message,
+		.limit_type = sig->limit_type };
 	struct breaker_key key;
 
 	memset(&key, 0, sizeof(key));

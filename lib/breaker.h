@@ -71,6 +71,7 @@ struct trip {
 	double resets_at;        /* 0 = unknown: the reason's cooldown, escalated */
 	const char *source;      /* "provider", "text" or "manual" when resets_at is set */
 	const char *message;     /* may be NULL */
+	const char *limit_type;  /* the signal's limit_type ("daily", ...); may be NULL */
 };
 
 enum breaker_change {

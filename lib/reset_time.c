@@ -441,6 +441,8 @@ static size_t try_pipe_epoch(const char *s, size_t len, size_t i, time_t now,
 	j = skip_blanks(s, len, j + 1);
 	for (end = j; end < len && end - j < 32 && is_stamp_char(s[end]); end++)
 		;
+	while (end > j && (s[end - 1] == '.' || s[end - 1] == ':'))   /* the sentence's own */
+		end--;
 	if (!token_copy(s + j, end - j, buf, sizeof buf) || !time_parse(buf, &t))
 		return 0;
 	offer_sane(best, epoch_normalize(t), now, RESET_SRC_PROVIDER, RANK_EPOCH_FIELD);

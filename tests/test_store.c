@@ -342,6 +342,43 @@ test_never_shorten_and_provider_replaces_guess(void **state)
 	assert_string_equal(g.reset_source, "provider");
 }
 
+/* A daily quota with a 41s hint: the first trip honours the hint; a probe
+ * that hits the same quota again opens for the escalated usage-limit
+ * cooldown, capped at the period, instead of 41s more. */
+static void
+test_period_quota_does_not_flap(void **state)
+{
+	struct config cfg;
+	struct breaker b = { 0 };
+	struct trip daily = { .reason = REASON_USAGE_LIMIT, .source = "provider", .limit_type = "daily" };
+	struct trip minute = { .reason = REASON_RATE_LIMIT, .source = "provider" };
+	double now = NOW, want[] = { 41, 3600, 7200, 14400, 28800, 57600, 86400, 86400 };
+
+	(void)state;
+	config_defaults(&cfg);
+	cfg.max_cooldown = 7 * 86400;   /* the period, not max_cooldown, caps a daily quota */
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		daily.resets_at = now + 41;
+		assert_int_equal(breaker_apply_trip(&b, &cfg, &daily, now), CHANGE_TRIPPED);
+		assert_true(b.resets_at - now == want[i]);
+		assert_string_equal(b.reset_source, i == 0 ? "provider" : "default");
+		now = b.resets_at + 1;   /* the probe runs and fails again */
+	}
+	/* A stated reset beyond the guess is kept as stated. */
+	daily.resets_at = now + 20 * 3600;
+	breaker_apply_trip(&b, &cfg, &daily, now);
+	assert_true(b.resets_at == now + 20 * 3600);
+	assert_string_equal(b.reset_source, "provider");
+	/* A per-minute limit with the same hint keeps following the hint. */
+	struct breaker m = { 0 };
+	for (int i = 0; i < 3; i++) {
+		minute.resets_at = now + 41;
+		breaker_apply_trip(&m, &cfg, &minute, now);
+		assert_true(m.resets_at == now + 41);
+		now = m.resets_at + 1;
+	}
+}
+
 /* ---- the store: helpers ------------------------------------------------- */
 
 static struct store *
@@ -832,6 +869,7 @@ main(void)
 		cmocka_unit_test(test_scope_applies),
 		cmocka_unit_test(test_escalation_and_cap),
 		cmocka_unit_test(test_never_shorten_and_provider_replaces_guess),
+		cmocka_unit_test(test_period_quota_does_not_flap),
 		cmocka_unit_test(test_success_closes_only_after_last_trip),
 		cmocka_unit_test(test_low_confidence_and_disabled_never_trip),
 		cmocka_unit_test(test_model_scope_and_accounts),

@@ -478,9 +478,15 @@ static const struct reset_vector reset_vectors[] = {
 	{ NOW, "Limits will reset at 9:30 AM.", 1796117400, T, RANK_TEXT },
 	{ NOW, "Your limit will reset at 5pm (Europe/Warsaw).", 1796054400, T, RANK_TEXT },
 	{ NOW, "Try again Aug 18.", 1818547200, T, RANK_TEXT },
-	{ 1755604800, "Claude AI usage limit reached|1755615600", 1755615600, T, RANK_EPOCH_FIELD },
+	/* Claude's legacy suffix is the provider's own reset (seconds, ms, ISO 8601). */
+	{ 1755604800, "Claude AI usage limit reached|1755615600", 1755615600, P, RANK_EPOCH_FIELD },
+	{ NOW, "Claude AI usage limit reached|1796061600000", 1796061600, P, RANK_EPOCH_FIELD },
+	{ NOW, "Claude AI usage limit reached|2026-11-30T18:00:00.000Z", 1796061600, P,
+	  RANK_EPOCH_FIELD },
+	{ NOW, "Claude AI usage limit reached|2026-11-30T19:00:00+01:00.", 1796061600, P,
+	  RANK_EPOCH_FIELD },
 	/* The exact epoch outranks prose in the same message. */
-	{ NOW, "usage limit reached|1796050000. Try again in 5 hours.", 1796050000, T,
+	{ NOW, "usage limit reached|1796050000. Try again in 5 hours.", 1796050000, P,
 	  RANK_EPOCH_FIELD },
 	{ NOW, "Claude AI usage limit reached|1755615600", 0, 0, 0 },  /* long past */
 	/* The agent's own backoff is not a reset. */
