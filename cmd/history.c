@@ -108,7 +108,8 @@ history_exec(struct args *args)
 	ok = store_runs_each(store, &filter, print_row, &ctx, &error);
 	store_close(store);
 	if (ok && ctx.json) {
-		json_dumpf(ctx.array, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | SIGNAL_JSON_REALS);
+		json_dumpf(ctx.array, stdout,
+		    JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | SIGNAL_JSON_REALS);
 		putchar('\n');
 	}
 	json_decref(ctx.array);

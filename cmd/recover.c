@@ -150,7 +150,8 @@ print_plan(const struct plan *p, bool json)
 		json_array_append(array, it->json);
 	}
 	if (json) {
-		json_dumpf(array, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | SIGNAL_JSON_REALS);
+		json_dumpf(array, stdout,
+		    JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | SIGNAL_JSON_REALS);
 		putchar('\n');
 	} else if (p->count == 0)
 		printf("no failed runs to recover\n");

@@ -383,8 +383,8 @@ write_json_file(const char *option, const char *path, json_t *obj)
 			close(fd);
 		return;
 	}
-	if (json_dumpf(obj, f, JSON_COMPACT | JSON_PRESERVE_ORDER | SIGNAL_JSON_REALS) < 0 || fputc('\n', f) == EOF ||
-	    fclose(f) == EOF)
+	if (json_dumpf(obj, f, JSON_COMPACT | JSON_PRESERVE_ORDER | SIGNAL_JSON_REALS) < 0 ||
+	    fputc('\n', f) == EOF || fclose(f) == EOF)
 		warn("%s %s", option, path);
 }
 
