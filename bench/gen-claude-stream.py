@@ -20,7 +20,7 @@ def emit(o):
     out.write(s + "\n")
     return len(s) + 1
 
-written = emit({"type": "system", "subtype": "init", "cwd": "/work/repo", "session_id": "s",
+written = emit({"type": "system", "subtype": "init", "cwd": "/home/user/repo", "session_id": "s",
                 "tools": ["Bash", "Read", "Edit"], "mcp_servers": [], "model": "claude-opus-4-6",
                 "permissionMode": "default", "apiKeySource": "none", "claude_code_version": "2.1.219"})
 turn = 0

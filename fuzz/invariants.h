@@ -3,7 +3,8 @@
  * tests/test_fuzz_regress.c so that `make check` replays every saved finding
  * through exactly the code that found it.
  *
- * check_classify_input() and check_timeparse_input() take one fuzz input and
+ * check_classify_input(), check_timeparse_input() and check_config_input()
+ * take one fuzz input and
  * return NULL when every property holds, else a short text naming the one
  * that broke.  The harnesses abort() on it (so libFuzzer keeps the input);
  * the regression test fails on it.  Memory errors and leaks are left to
@@ -15,6 +16,7 @@
  *              first, so that a 64 KiB input reaches the line cap; bit 2:
  *              open a pretty-printed document before it, to reach its cap)
  *   timeparse: [TZ][now hi][now mid][now lo] text bytes...
+ *   config:    the bytes of an rlwrap.conf(5) file, no header
  * A short input leaves the missing header bytes 0.
  */
 #ifndef RLWRAP_FUZZ_INVARIANTS_H
@@ -27,10 +29,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "classify.h"
+#include "conf.h"
 #include "reset_time.h"
 #include "failsignal.h"
 #include "timeparse.h"
@@ -465,6 +469,76 @@ check_timeparse_input(const uint8_t *data, size_t size)
 		why = fuzz_check_double(data + skip, len, now);
 	free(cstr);
 	free(span);
+	return why;
+}
+
+/* ---------- config ---------- */
+
+/* A loaded config has every value in range. */
+static inline const char *
+fuzz_check_config_loaded(const struct config *cfg)
+{
+	if (!(cfg->min_confidence >= 0 && cfg->min_confidence <= 1))
+		return "min_confidence outside 0..1";
+	if (!isfinite(cfg->cooldown_rate_limit) || cfg->cooldown_rate_limit <= 0 ||
+	    !isfinite(cfg->max_cooldown) || cfg->max_cooldown <= 0)
+		return "a cooldown not finite and positive";
+	if (cfg->keep_runs < 0 || cfg->keep_days < 0 || cfg->wrapper_retry < 0 || cfg->wrapper_retry > 100)
+		return "keep_runs, keep_days or retry out of range";
+	for (size_t i = 0; i < cfg->command_map_len; i++)
+		if (cfg->command_map[i].command[0] == '\0' || cfg->command_map[i].family[0] == '\0')
+			return "an empty command or family in the command map";
+	return NULL;
+}
+
+/* An error reads "PATH:LINE: ..." with LINE within the input's lines. */
+static inline const char *
+fuzz_check_config_error(const char *err, const char *path, const uint8_t *data, size_t size)
+{
+	size_t n = strlen(path), lines = 1;
+	long line;
+
+	for (size_t i = 0; i < size; i++)
+		lines += data[i] == '\n';
+	if (strncmp(err, path, n) != 0 || err[n] != ':')
+		return "error does not start with the file name";
+	line = strtol(err + n + 1, NULL, 10);
+	if (line < 0 || (size_t)line > lines)
+		return "error names a line outside the input";
+	return NULL;
+}
+
+/* The input is written to one temporary file, reused across calls (the
+ * fuzzer calls millions of times) and removed at exit. */
+static char fuzz_config_path[] = "/tmp/rlwrap-fuzz-config.XXXXXX";
+static int fuzz_config_fd = -1;
+
+static inline void
+fuzz_config_unlink(void)
+{
+	unlink(fuzz_config_path);
+}
+
+static inline const char *
+check_config_input(const uint8_t *data, size_t size)
+{
+	struct config cfg;
+	char err[1024];
+	const char *why;
+
+	if (fuzz_config_fd < 0) {
+		if ((fuzz_config_fd = mkstemp(fuzz_config_path)) < 0)
+			return "cannot create a temporary file";
+		atexit(fuzz_config_unlink);
+	}
+	if (ftruncate(fuzz_config_fd, 0) != 0 ||
+	    pwrite(fuzz_config_fd, data, size, 0) != (ssize_t)size)
+		return "cannot write the temporary file";
+	if (config_load_file(&cfg, fuzz_config_path, err, sizeof(err)))
+		why = fuzz_check_config_loaded(&cfg);
+	else
+		why = fuzz_check_config_error(err, fuzz_config_path, data, size);
+	config_free(&cfg);
 	return why;
 }
 

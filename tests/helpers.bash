@@ -79,3 +79,13 @@ success_stream() {
 breaker_field() {
 	"$RLWRAP" status --all --json | jq -r --arg k "$1" ".breakers[] | select(.key == \$k) | .$2"
 }
+
+# exits STATUS COMMAND [ARG ...]: runs the command (output untouched) and
+# fails the test unless it exits with STATUS.  For commands whose output must
+# go elsewhere than $output, where `run -N` does not fit.
+exits() {
+	local want=$1 rc=0
+	shift
+	"$@" || rc=$?
+	[ "$rc" = "$want" ] || fail "exit status $rc, want $want: $*"
+}

@@ -1,7 +1,9 @@
 /*
- * Replays every saved fuzz finding (fixtures/fuzz/<harness>/<name>) through
- * the checks the harness ran when it found it (fuzz/invariants.h).  Built
- * with the normal compiler; memory errors show up in the sanitizer build.
+ * Replays every saved fuzz finding (fixtures/fuzz/<harness>/<name>, for the
+ * classify, timeparse and config harnesses) through the checks the harness
+ * ran when it found it (fuzz/invariants.h).  A harness directory that is
+ * missing or empty fails.  Built with the normal compiler; memory errors
+ * show up in the sanitizer build.
  */
 #include <dirent.h>
 #include <setjmp.h>
@@ -61,10 +63,15 @@ replay_dir(const char *harness, fuzz_check check)
 	int count, failed = 0;
 
 	snprintf(dir, sizeof(dir), "%s/fuzz/%s", fixtures != NULL ? fixtures : "fixtures", harness);
+	/* A missing or empty directory is a broken checkout or a wrong
+	 * FIXTURES, never "nothing to replay": the findings are part of the
+	 * source tree. */
 	count = scandir(dir, &names, not_hidden, alphasort);
-	if (count < 0) {
-		print_message("# no %s: nothing to replay\n", dir);
-		return;
+	if (count < 0)
+		fail_msg("%s: cannot read the saved findings", dir);
+	if (count == 0) {
+		free(names);
+		fail_msg("%s: no saved findings", dir);
 	}
 	for (int i = 0; i < count; i++) {
 		size_t size;
@@ -98,12 +105,19 @@ test_timeparse_findings(void **state)
 	replay_dir("timeparse", check_timeparse_input);
 }
 
+static void
+test_config_findings(void **state)
+{
+	replay_dir("config", check_config_input);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_classify_findings),
 		cmocka_unit_test(test_timeparse_findings),
+		cmocka_unit_test(test_config_findings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

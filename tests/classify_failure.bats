@@ -109,12 +109,3 @@ JSONL
 	run jq -c '[.reason, .http_status, .line]' <<< "$output"
 	assert_output '["overloaded",529,3]'
 }
-
-@test "the man page is mandoc -Tlint clean" {
-	command -v mandoc >/dev/null || skip "mandoc not installed"
-	for page in "$BATS_TEST_DIRNAME"/../man/*.[0-9]; do
-		run mandoc -Tlint -Wwarning "$page"
-		assert_success
-		assert_output ""
-	done
-}

@@ -37,7 +37,7 @@ setup() {
 	echo "$output" | jq -e '.runs_24h == [{"family":"claude","runs":1,"failures":1}]'
 }
 
-@test "never shorten: a bare 429 after a provider reset keeps the provider's time" {
+@test "record: never shorten: a bare 429 after a provider reset keeps the provider's time" {
 	limit_stream "$BATS_TEST_TMPDIR/s" $((T0 + 4 * 3600))
 	bare_429 "$BATS_TEST_TMPDIR/b"
 	"$RLWRAP" record "$BATS_TEST_TMPDIR/s"
@@ -49,7 +49,7 @@ setup() {
 	assert_equal "$(breaker_field claude trips)" "2"
 }
 
-@test "a provider reset replaces a guess, even an earlier one" {
+@test "record: a provider reset replaces a guess, even an earlier one" {
 	bare_429 "$BATS_TEST_TMPDIR/b"
 	limit_stream "$BATS_TEST_TMPDIR/s" $((T0 + 600))
 	"$RLWRAP" record "$BATS_TEST_TMPDIR/b"
@@ -88,7 +88,7 @@ setup() {
 	assert_equal "$(sqlite3 "$RLWRAP_DB" "select group_concat(event) from breaker_history")" "trip,close"
 }
 
-@test "the overage false positive never trips" {
+@test "record: the overage false positive never trips" {
 	printf '%s\n' \
 		'{"type":"system","subtype":"init","model":"claude-opus-4-6","session_id":"s"}' \
 		'{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1796054400,"rateLimitType":"five_hour","overageStatus":"rejected","overageDisabledReason":"org_level_disabled","isUsingOverage":false}}' \
@@ -172,11 +172,18 @@ setup() {
 
 @test "wait ends early when another process resets the breaker" {
 	"$RLWRAP" trip --for 1h claude
-	timeout 20 "$RLWRAP" wait --timeout 15 claude 2>/dev/null &
+	local err="$BATS_TEST_TMPDIR/err"
+	RLWRAP_POLL_MS=100 timeout 20 "$RLWRAP" wait --timeout 15 claude 2> "$err" &
 	local pid=$!
+	for _ in $(seq 50); do grep -q "waiting for claude" "$err" && break; sleep 0.1; done
+	assert_regex "$(cat "$err")" "^rlwrap: waiting for claude: open, reset $(breaker_field claude resets_at) "
+	# Still blocked a while later: wait did not return on its own.
 	sleep 1
+	kill -0 "$pid" || fail "wait returned before the reset"
+	SECONDS=0
 	"$RLWRAP" reset claude
-	wait "$pid"
+	exits 0 wait "$pid"
+	[ "$SECONDS" -le 3 ] || fail "wait took ${SECONDS}s after the reset"
 }
 
 @test "wait: SIGINT exits 130, a timeout 75" {

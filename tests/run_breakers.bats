@@ -16,7 +16,7 @@ setup() {
 # trip_claude [RESETS_AT]: a wrapped claude run that hits a usage limit.
 trip_claude() {
 	limit_stream "$BATS_TEST_TMPDIR/limit" "${1:-$((T0 + 4 * 3600))}"
-	FAKE_STREAM="$BATS_TEST_TMPDIR/limit" FAKE_MARKER=/dev/null "$RLWRAP" -q -- claude -p x > /dev/null || true
+	FAKE_STREAM="$BATS_TEST_TMPDIR/limit" FAKE_MARKER=/dev/null exits 0 "$RLWRAP" -q -- claude -p x > /dev/null
 }
 
 ran() { [ -f "$FAKE_MARKER" ]; }
@@ -46,7 +46,7 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 	assert_output --partial "until 2026-11-30T16:00:00Z (2026-11-30 17:00 CET, in 4h0m)"
 	local t0 t1
 	t0=$(date +%s%N)
-	"$RLWRAP" -- claude 2>/dev/null || true
+	exits 75 "$RLWRAP" -- claude 2>/dev/null
 	t1=$(date +%s%N)
 	[ $(( (t1 - t0) / 1000000 )) -lt 500 ] || fail "refusal took $(( (t1 - t0) / 1000000 )) ms"
 }
@@ -75,7 +75,7 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 	ln -s "$FIXTURES/bin/claude" my-agent
 	limit_stream limit $((T0 + 3600))
 	FAKE_STREAM=limit run ./my-agent -p x
-	FAKE_STREAM=limit "$RLWRAP" -q -- ./my-agent -p x > /dev/null || true
+	FAKE_STREAM=limit exits 0 "$RLWRAP" -q -- ./my-agent -p x > /dev/null
 	assert_equal "$(breaker_field claude@team state)" open
 	run -75 "$RLWRAP" -- claude
 	assert_output --partial "claude (scope *, account team)"
@@ -102,12 +102,12 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 @test "a provider reset replaces a guess, even an earlier one" {
 	export RLWRAP_TEST_NOW=$NOW
 	bare_429 bare
-	FAKE_STREAM=bare "$RLWRAP" -q -- claude || true
+	FAKE_STREAM=bare exits 0 "$RLWRAP" -q -- claude
 	# now + 15m, from the moment the run ended (a fraction of a second in)
 	assert_regex "$(breaker_field claude resets_at)" "^2026-11-30T12:15:0[01]Z$"
 	assert_equal "$(breaker_field claude reset_source)" default
 	limit_stream limit $((T0 + 600))
-	FAKE_STREAM=limit "$RLWRAP" -q --force -- claude || true
+	FAKE_STREAM=limit exits 0 "$RLWRAP" -q --force -- claude
 	assert_equal "$(breaker_field claude resets_at)" "2026-11-30T12:10:00Z"
 	assert_equal "$(breaker_field claude reset_source)" provider
 }
@@ -128,7 +128,7 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 	bare_429 bare
 	local now=$T0 want=(900 1800 3600 7200 14400 28800 57600 86400 86400) w reset
 	for w in "${want[@]}"; do
-		RLWRAP_TEST_NOW=$now FAKE_STREAM=bare "$RLWRAP" -q -- claude || true
+		RLWRAP_TEST_NOW=$now FAKE_STREAM=bare exits 0 "$RLWRAP" -q -- claude
 		reset=$(sqlite3 "$RLWRAP_DB" "select cast(resets_at as int) from breakers where family='claude'")
 		# The run ended a fraction of a second after it started: rounded up.
 		[ "$((reset - now))" = "$w" ] || [ "$((reset - now))" = "$((w + 1))" ] ||
@@ -157,7 +157,7 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 @test "a model-scoped breaker (seven_day_opus) blocks only opus runs" {
 	export RLWRAP_TEST_NOW=$NOW
 	limit_stream limit $((T0 + 7200)) seven_day_opus
-	FAKE_STREAM=limit "$RLWRAP" -q -- claude --model claude-opus-4-6 > /dev/null || true
+	FAKE_STREAM=limit exits 0 "$RLWRAP" -q -- claude --model claude-opus-4-6 > /dev/null
 	assert_equal "$(breaker_field claude:opus state)" open
 	run "$RLWRAP" -- claude --model claude-sonnet-4-5
 	assert_success
@@ -269,7 +269,7 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 	assert_output --partial "half-open on usage-limit, a probe (pid $probe on"
 	! ran
 	kill -KILL "$probe"
-	wait "$probe" || true
+	exits 137 wait "$probe"   # killed by SIGKILL: 128 + 9
 	success_stream ok
 	FAKE_STREAM=ok run "$RLWRAP" -- claude
 	assert_success
@@ -292,7 +292,7 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 	kill -0 "$pid"
 	wait "$pid"
 	limit_stream limit2 $((T0 + 3600))
-	FAKE_STREAM=limit2 "$RLWRAP" -q -- claude > /dev/null || true
+	FAKE_STREAM=limit2 exits 0 "$RLWRAP" -q -- claude > /dev/null
 	assert_equal "$(breaker_field claude state)" open
 	assert_equal "$(breaker_field claude resets_at)" "2026-11-30T13:00:00Z"
 }
@@ -397,7 +397,7 @@ unprivileged() {
 	for _ in $(seq 50); do grep -q locked locker.out && break; sleep 0.1; done
 	RLWRAP_BUSY_TIMEOUT_MS=200 fail_open_check "locked by another process" timeout 10
 	exec 9>&-
-	wait "$locker" || true
+	exits 0 wait "$locker"
 }
 
 @test "on_store_error = closed refuses with 75 instead, and --signal-file says why" {
@@ -425,7 +425,7 @@ unprivileged() {
 	for _ in $(seq 50); do grep -q locked locker.out && break; sleep 0.1; done
 	RLWRAP_TEST_NOW=2099-01-01T00:00:00Z RLWRAP_BUSY_TIMEOUT_MS=200 run -75 timeout 10 "$RLWRAP" -- claude
 	exec 9>&-
-	wait "$locker" || true
+	exits 0 wait "$locker"
 	assert_output --partial "locked by another process"
 	assert_output --partial "on_store_error = closed"
 	! ran

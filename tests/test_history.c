@@ -1,0 +1,129 @@
+/* Unit tests for lib/history.c: exact run filters (a comma is any-of, keys
+ * AND together), newest first, and the recovered mark. */
+#include "unit.h"
+
+#include "breaker.h"
+#include "conf.h"
+#include "history.h"
+#include "store.h"
+
+static void
+test_filter_errors_list_valid_values(void **state)
+{
+	struct run_filter f;
+	char err[512];
+
+	(void)state;
+	run_filter_init(&f);
+	assert_true(run_filter_add(&f, "reason=rate-limit,usage-limit", err, sizeof(err)));
+	assert_int_equal(f.count[FILTER_REASON], 2);
+	assert_false(run_filter_add(&f, "reason=rate", err, sizeof(err)));
+	assert_non_null(strstr(err, "not a reason (none, rate-limit"));
+	assert_false(run_filter_add(&f, "exit=256", err, sizeof(err)));
+	assert_non_null(strstr(err, "not an exit status"));
+	assert_false(run_filter_add(&f, "colour=red", err, sizeof(err)));
+	assert_non_null(strstr(err, "KEY one of reason, family"));
+	assert_false(run_filter_add(&f, "family", err, sizeof(err)));
+	run_filter_free(&f);
+	assert_int_equal(f.count[FILTER_REASON], 0);
+}
+
+static struct store *
+store_with_runs(void)
+{
+	struct store_options opts = { .busy_timeout_ms = 2000, .keep_runs = 10000, .keep_days = 0 };
+	static const struct { const char *family; enum reason reason; int exit_code; } runs[] = {
+		{ "claude", REASON_NONE, 0 }, { "claude", REASON_RATE_LIMIT, 1 },
+		{ "codex", REASON_USAGE_LIMIT, 1 }, { "codex", REASON_NONE, 0 },
+	};
+	struct store_error err;
+	struct config cfg;
+	struct store *store;
+
+	config_defaults(&cfg);
+	cfg.breaker_enabled = false;
+	snprintf(opts.path, sizeof(opts.path), "%s/history.db", tmpdir);
+	if (!store_open(&opts, &store, &err))
+		fail_msg("store_open: %s", err.message);
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct run_report run = { .account = "default", .family = runs[i].family, .model = "",
+			.source = "record", .started_at = NOW + i, .ended_at = NOW + i,
+			.exit_code = runs[i].exit_code, .usage = { -1, -1, -1 } };
+		struct fail_signal sig;
+		struct record_outcome out;
+
+		signal_init(&sig);
+		sig.reason = runs[i].reason;
+		sig.confidence = 1.0;
+		if (!breaker_record_run(store, &cfg, &run, &sig, &out, &err))
+			fail_msg("record: %s", err.message);
+	}
+	return store;
+}
+
+struct seen {
+	long long ids[8];
+	size_t n;
+};
+
+static bool
+collect_id(const struct run_row *row, void *arg)
+{
+	struct seen *s = arg;
+
+	if (s->n < 8)
+		s->ids[s->n++] = row->id;
+	return true;
+}
+
+static struct seen
+runs_matching(struct store *store, const struct run_filter *f)
+{
+	struct seen s = { .n = 0 };
+	struct store_error err;
+
+	if (!store_runs_each(store, f, collect_id, &s, &err))
+		fail_msg("runs: %s", err.message);
+	return s;
+}
+
+static void
+test_filters_and_recovered_mark(void **state)
+{
+	struct store *store = store_with_runs();
+	struct store_error err;
+	struct run_filter f;
+	struct seen s;
+	char msg[256];
+
+	(void)state;
+	run_filter_init(&f);
+	s = runs_matching(store, &f);
+	assert_int_equal(s.n, 4);
+	assert_true(s.ids[0] > s.ids[3]);                   /* newest first */
+	assert_true(run_filter_add(&f, "family=claude,codex", msg, sizeof(msg)));
+	assert_true(run_filter_add(&f, "exit=1", msg, sizeof(msg)));
+	s = runs_matching(store, &f);
+	assert_int_equal(s.n, 2);
+	run_filter_free(&f);
+	assert_true(run_filter_add(&f, "family=clau", msg, sizeof(msg)));
+	assert_int_equal(runs_matching(store, &f).n, 0);   /* exact, never a prefix */
+	run_filter_free(&f);
+	f.failed_only = true;
+	s = runs_matching(store, &f);
+	assert_int_equal(s.n, 2);
+	assert_true(store_run_mark_recovered(store, s.ids[0], s.ids[1] + 100, &err));
+	assert_int_equal(runs_matching(store, &f).n, 1);
+	store_close(store);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_filter_errors_list_valid_values),
+		cmocka_unit_test(test_filters_and_recovered_mark),
+	};
+
+	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}

@@ -1,0 +1,90 @@
+/* Unit tests for lib/textutil.c: the classifier's byte-level helpers,
+ * which must never read past the length they are given nor depend on the
+ * locale. */
+#include "unit.h"
+
+#include "textutil.h"
+
+static void
+test_ascii_case_and_prefix(void **state)
+{
+	(void)state;
+	assert_int_equal(ascii_lower('Q'), 'q');
+	assert_int_equal(ascii_lower('\xc9'), '\xc9');     /* not ASCII: unchanged */
+	assert_int_equal(prefix_nocase("Rate limited", 12, "rate"), 4);
+	assert_int_equal(prefix_nocase("Rat", 3, "rate"), 0);          /* too short: no read past len */
+	assert_int_equal(prefix_nocase("ratelimit", 2, "rate"), 0);
+	assert_int_equal(prefix_nocase("other", 5, "rate"), 0);
+}
+
+static void
+test_lower_copy_cuts_to_size(void **state)
+{
+	char dst[5];
+
+	(void)state;
+	assert_int_equal(lower_copy(dst, sizeof(dst), "HELLO WORLD", 11), 4);
+	assert_string_equal(dst, "hell");
+	assert_int_equal(lower_copy(dst, sizeof(dst), "AbC", 3), 3);
+	assert_string_equal(dst, "abc");
+}
+
+static void
+test_find_within_length(void **state)
+{
+	static const char hay[] = "error: Rate Limit exceeded";
+
+	(void)state;
+	assert_ptr_equal(find_bytes(hay, sizeof(hay) - 1, "Limit"), hay + 12);
+	assert_null(find_bytes(hay, sizeof(hay) - 1, "limit"));
+	assert_ptr_equal(find_nocase(hay, sizeof(hay) - 1, "rate limit"), hay + 7);
+	/* The match must lie wholly inside len. */
+	assert_null(find_nocase(hay, 15, "rate limit"));
+	assert_null(find_bytes(hay, 0, "e"));
+}
+
+static void
+test_append_text_separates_and_cuts(void **state)
+{
+	char dst[12] = "";
+
+	(void)state;
+	append_text(dst, sizeof(dst), "one", 3);
+	assert_string_equal(dst, "one");
+	append_text(dst, sizeof(dst), "two", 3);
+	assert_string_equal(dst, "one two");
+	append_text(dst, sizeof(dst), "three", 5);
+	assert_string_equal(dst, "one two thr");
+}
+
+static void
+test_clean_copy_keeps_utf8_whole(void **state)
+{
+	char dst[16];
+
+	(void)state;
+	/* Line breaks become spaces, controls and stray bytes go. */
+	clean_copy(dst, sizeof(dst), "a\nb\x01\x7f" "c\xff", 7);
+	assert_string_equal(dst, "a bc");
+	/* A two-byte character that would not fit whole is left out. */
+	clean_copy(dst, 6, "abcd\xc3\xa9", 6);
+	assert_string_equal(dst, "abcd");
+	assert_int_equal(utf8_copy(dst, sizeof(dst), "caf\xc3\xa9"), 5);
+	assert_string_equal(dst, "caf\xc3\xa9");
+	utf8_copy(dst, 5, "caf\xc3\xa9");
+	assert_string_equal(dst, "caf");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ascii_case_and_prefix),
+		cmocka_unit_test(test_lower_copy_cuts_to_size),
+		cmocka_unit_test(test_find_within_length),
+		cmocka_unit_test(test_append_text_separates_and_cuts),
+		cmocka_unit_test(test_clean_copy_keeps_utf8_whole),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
