@@ -35,6 +35,8 @@
 
 #include "classify.h"
 #include "conf.h"
+#include "dialect.h"
+#include "heartbeat.h"
 #include "reset_time.h"
 #include "failsignal.h"
 #include "timeparse.h"
@@ -313,6 +315,68 @@ fuzz_classify(const char *family, int exit_code, const uint8_t *s, size_t len, b
 	run->verdict = fuzz_dump(&sig);
 }
 
+/* A line heartbeat_scan() accepts is what the classifier would have parsed
+ * to nothing: a rate_limit_event object with status allowed, which claude
+ * detects first and claude_record() answers REC_EVENT for. */
+static inline const char *
+fuzz_check_heartbeat(const char *s, size_t len)
+{
+	char state[HEARTBEAT_STATE_MAX];
+	struct dialect_ctx ctx = { .now = FUZZ_NOW, .input_tokens = -1, .output_tokens = -1, .cost_usd = -1 };
+	struct evidence ev;
+	const struct dialect *first = NULL;
+	const char *why = NULL, *status;
+	size_t n;
+	json_t *v;
+
+	if (!heartbeat_scan(s, len, state, &n))
+		return NULL;
+	if (n == 0 || n > HEARTBEAT_STATE_MAX)
+		return "heartbeat state length out of range";
+	if ((v = json_loadb(s, len, 0, NULL)) == NULL)
+		return "heartbeat_scan accepted a line jansson refuses";
+	for (int i = 0; first == NULL && dialect_table[i] != NULL; i++)
+		if (dialect_table[i]->detect != NULL && dialect_table[i]->detect(v))
+			first = dialect_table[i];
+	status = jstr(json_object_get(v, "rate_limit_info"), "status");
+	evidence_init(&ev);
+	if (!jtype_is(v, "rate_limit_event") || status == NULL || strcmp(status, "allowed") != 0)
+		why = "heartbeat_scan accepted a record that is not an allowed rate_limit_event";
+	else if (first != &dialect_claude)
+		why = "heartbeat_scan accepted a record claude is not the first to detect";
+	else if (claude_record(&ctx, v, &ev) != REC_EVENT)
+		why = "heartbeat_scan accepted a record claude_record() does not ignore";
+	json_decref(v);
+	return why;
+}
+
+/* Every line of the stream, cut as process_line() cuts it. */
+static inline const char *
+fuzz_check_heartbeats(const uint8_t *s, size_t len)
+{
+	const char *p = (const char *)s, *end = p + len, *nl, *why;
+
+	while (p < end) {
+		const char *q = p;
+		size_t n;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		n = (size_t)((nl != NULL ? nl : end) - p);
+		if (n > 0 && q[n - 1] == '\r')
+			n--;
+		while (n > 0 && (*q == ' ' || *q == '\t')) {
+			q++;
+			n--;
+		}
+		if ((why = fuzz_check_heartbeat(q, n)) != NULL)
+			return why;
+		if (nl == NULL)
+			break;
+		p = nl + 1;
+	}
+	return NULL;
+}
+
 static inline const char *
 check_classify_input(const uint8_t *data, size_t size)
 {
@@ -342,6 +406,8 @@ check_classify_input(const uint8_t *data, size_t size)
 	}
 	free(whole.verdict);
 	free(parts.verdict);
+	if (why == NULL)
+		why = fuzz_check_heartbeats(data + skip, size - skip);
 	return why;
 }
 

@@ -133,8 +133,10 @@ handle_object(struct classifier *c, json_t *obj)
 
 		/* A family that refines another takes over once its own records show. */
 		if (d != NULL && (c->dialect == NULL || c->dialect == &dialect_generic ||
-		    (d->refines != NULL && d->refines == c->dialect)))
+		    (d->refines != NULL && d->refines == c->dialect))) {
 			c->dialect = d;
+			c->memo.len = 0;
+		}
 	}
 	evidence_init(&ev);
 	if (c->dialect != NULL && c->dialect != &dialect_generic) {

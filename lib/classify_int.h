@@ -55,6 +55,7 @@ struct classifier {
 	signal_cb cb;
 	void *cb_arg;
 	struct prefilter prefilter;
+	struct dialect_memo memo;  /* the dialect's, reset when the dialect changes */
 
 	char *buf;                 /* the current (partial) line, at most CLASSIFY_LINE_MAX */
 	size_t len, cap;
@@ -92,6 +93,8 @@ void lines_finish(struct classifier *c);
 bool prefilter_init(struct prefilter *pf);
 /* Can this JSON line matter?  When false it is dropped unparsed. */
 bool prefilter_keeps(const struct classifier *c, const char *s, size_t len);
+/* Is this kept line one the dialect knows from its bytes changes nothing? */
+bool prefilter_unchanged(struct classifier *c, const char *s, size_t len);
 
 /* verdict.c */
 /* Holds ev in h as seen at the current line. */

@@ -80,6 +80,8 @@ handle_json_line(struct classifier *c, const char *s, size_t len)
 		c->skipped_len = len;
 		return;
 	}
+	if (prefilter_unchanged(c, s, len))
+		return;
 	v = json_loadb(s, len, 0, &jerr);
 	if (v == NULL) {
 		salvage(c, s, len);

@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "heartbeat.h"
 #include "reset_time.h"
 #include "failsignal.h"
 
@@ -69,6 +70,12 @@ void ctx_set_model(struct dialect_ctx *ctx, const char *model);
 void ctx_add_usage(struct dialect_ctx *ctx, json_t *obj, const char *in_key, const char *out_key);
 void ctx_add_cost(struct dialect_ctx *ctx, json_t *cost);
 
+/* What a dialect remembers between records, to know a repeat from bytes. */
+struct dialect_memo {
+	size_t len;                       /* 0 until something is remembered */
+	char bytes[HEARTBEAT_STATE_MAX];
+};
+
 struct dialect {
 	const char *name;
 	bool has_terminal;   /* the family writes a terminal record */
@@ -88,6 +95,12 @@ struct dialect {
 	/* Streams of `refines` look like this family's until one of this
 	 * family's own records shows: detection then moves to this family. */
 	const struct dialect *refines;
+	/* Can the line (a JSON record the prefilter kept) be known from its
+	 * bytes to change nothing?  True only when record() would answer
+	 * REC_EVENT and detection would not move, so that once the family's
+	 * records have been seen the parse can be skipped.  The memo is the
+	 * dialect's own, kept for one stream.  May be NULL. */
+	bool (*unchanged)(struct dialect_memo *memo, const char *line, size_t len);
 	/* Does this top-level object belong to the family (for detection)? */
 	bool (*detect)(json_t *obj);
 	/* What the record means; fills ev for NOTICE, CANDIDATE and FAILURE. */
@@ -102,6 +115,7 @@ const struct dialect *dialect_find(const char *name);
 /* Claude's records, shared by the families that copy its stream shape. */
 enum record_kind claude_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev);
 bool claude_output_may_fail(const char *type, size_t type_len, const char *line, size_t len);
+bool claude_heartbeat_unchanged(struct dialect_memo *memo, const char *line, size_t len);
 
 /* evidence and markers (markers.c) */
 void evidence_init(struct evidence *ev);

@@ -211,6 +211,28 @@ claude_output_may_fail(const char *type, size_t type_len, const char *line, size
 	    memmem(line + len - tail, tail, "\"error\":", 8) != NULL;
 }
 
+/*
+ * An allowed heartbeat whose reset and overage state (heartbeat.h) is the
+ * one the last heartbeat had: record() would answer REC_EVENT, as for
+ * every allowed one, and claude_detect() accepts it, as it is the first
+ * dialect in the table.  A heartbeat with a new state is parsed, so every
+ * change of reset or overage state passes through record().
+ */
+bool
+claude_heartbeat_unchanged(struct dialect_memo *memo, const char *line, size_t len)
+{
+	char state[HEARTBEAT_STATE_MAX];
+	size_t n;
+
+	if (!heartbeat_scan(line, len, state, &n))
+		return false;
+	if (n == memo->len && memcmp(state, memo->bytes, n) == 0)
+		return true;
+	memcpy(memo->bytes, state, n);
+	memo->len = n;
+	return false;
+}
+
 static const char *const claude_commands[] = { "claude", NULL };
 static const char *const claude_packages[] = { "@anthropic-ai/claude-code", NULL };
 static const char *const claude_kept[] = { "result", "rate_limit_event", "system", NULL };
@@ -222,5 +244,6 @@ const struct dialect dialect_claude = {
 	.config_dir_env = "CLAUDE_CONFIG_DIR",
 	.kept_types = claude_kept, .output_types = claude_output,
 	.output_may_fail = claude_output_may_fail,
+	.unchanged = claude_heartbeat_unchanged,
 	.detect = claude_detect, .record = claude_record,
 };

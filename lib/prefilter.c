@@ -123,3 +123,14 @@ prefilter_keeps(const struct classifier *c, const char *s, size_t len)
 	}
 	return !typed && memmem(s, len, "\"error\"", 7) != NULL;
 }
+
+/* Only once the family's records were seen: until then even a record that
+ * says nothing marks the stream as the family's (saw_family_event). */
+bool
+prefilter_unchanged(struct classifier *c, const char *s, size_t len)
+{
+	const struct dialect *d = c->dialect;
+
+	return d != NULL && d != &dialect_generic && d->unchanged != NULL && c->saw_family_event &&
+	    d->unchanged(&c->memo, s, len);
+}

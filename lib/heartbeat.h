@@ -1,0 +1,37 @@
+/*
+ * heartbeat.h: Claude's rate_limit_event heartbeat, read from its bytes.
+ * Subscription sessions write one after nearly every API response; an
+ * allowed one means nothing to the verdict, so the classifier should not
+ * pay a JSON parse for each.
+ *
+ * heartbeat_scan() accepts only a line every byte of which lies in a small
+ * subset of JSON that jansson reads exactly as the scan does (compact, no
+ * escapes, printable ASCII strings, plain numbers, no arrays, objects at
+ * most four deep), so that what it says about the line is what a parse
+ * would say.  Anything else is left to the parser.
+ *
+ * Ownership: the caller owns every buffer; nothing is kept between calls.
+ */
+#ifndef RLWRAP_HEARTBEAT_H
+#define RLWRAP_HEARTBEAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define HEARTBEAT_PREFIX "{\"type\":\"rate_limit_event\",\"rate_limit_info\":{"
+#define HEARTBEAT_PREFIX_LEN (sizeof(HEARTBEAT_PREFIX) - 1)
+/* The longest state a heartbeat may carry and still be recognised. */
+#define HEARTBEAT_STATE_MAX 1024
+
+/*
+ * Is line (without its newline) a rate_limit_event object, in the subset
+ * above, whose top-level "type" is "rate_limit_event" and whose
+ * rate_limit_info has "status":"allowed" and nothing else under that key?
+ * Then state (HEARTBEAT_STATE_MAX bytes) receives its reset and overage
+ * state: the bytes of rate_limit_info with every "utilization" value left
+ * out, and *state_len their length.  Two heartbeats with the same state
+ * differ in utilization, uuid or the like only.
+ */
+bool heartbeat_scan(const char *line, size_t len, char *state, size_t *state_len);
+
+#endif

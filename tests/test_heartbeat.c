@@ -1,0 +1,167 @@
+/* Unit tests for lib/heartbeat.c: which rate_limit_event lines are known
+ * from their bytes, what state they carry, and the classifier's use of it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "classify.h"
+#include "heartbeat.h"
+
+#define NOW 1796040000  /* 2026-11-30T12:00:00Z */
+
+#define INFO_HEAD "{\"type\":\"rate_limit_event\",\"rate_limit_info\":{\"status\":\"allowed\","
+#define WINDOWS(u5, u7) "\"unifiedWindows\":{\"five_hour\":{\"utilization\":" u5 \
+	",\"resetsAt\":1796056200},\"seven_day\":{\"utilization\":" u7 ",\"resetsAt\":1796500800}}"
+#define STATE "\"resetsAt\":1796056200,\"rateLimitType\":\"five_hour\",\"overageStatus\":\"rejected\"," \
+	"\"overageDisabledReason\":\"org_level_disabled\",\"isUsingOverage\":false,"
+#define TAIL(uuid) "},\"uuid\":\"" uuid "\",\"session_id\":\"4d1f0c7e-2b9a-4c55-8e31-6a0f9d2b7c14\"}"
+
+static const char beat_a[] = INFO_HEAD STATE WINDOWS("0.31", "0.062") TAIL("f6a50000-2c3d-4e5f-9a6b-7c8d9e0f1a2b");
+static const char beat_b[] = INFO_HEAD STATE WINDOWS("0.32", "1") TAIL("f6a50001-2c3d-4e5f-9a6b-7c8d9e0f1a2b");
+
+static bool
+scan(const char *line, char *state, size_t *n)
+{
+	return heartbeat_scan(line, strlen(line), state, n);
+}
+
+static void
+test_allowed_state_without_utilization(void **unused)
+{
+	char a[HEARTBEAT_STATE_MAX], b[HEARTBEAT_STATE_MAX];
+	size_t na, nb;
+
+	assert_true(scan(beat_a, a, &na));
+	assert_true(scan(beat_b, b, &nb));
+	/* Utilization and uuid differ, the reset and overage state does not. */
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	assert_null(memmem(a, na, "utilization\":0", 14));
+	assert_non_null(memmem(a, na, "1796056200", 10));
+	assert_non_null(memmem(a, na, "org_level_disabled", 18));
+}
+
+static void
+test_state_changes(void **unused)
+{
+	static const char moved[] = INFO_HEAD "\"resetsAt\":1796074200,\"rateLimitType\":\"five_hour\"}}";
+	static const char overage[] = INFO_HEAD "\"resetsAt\":1796056200,\"isUsingOverage\":true}}";
+	static const char base[] = INFO_HEAD "\"resetsAt\":1796056200,\"isUsingOverage\":false}}";
+	char s1[HEARTBEAT_STATE_MAX], s2[HEARTBEAT_STATE_MAX], s3[HEARTBEAT_STATE_MAX];
+	size_t n1, n2, n3;
+
+	assert_true(scan(moved, s1, &n1));
+	assert_true(scan(overage, s2, &n2));
+	assert_true(scan(base, s3, &n3));
+	assert_false(n1 == n3 && memcmp(s1, s3, n1) == 0);
+	assert_false(n2 == n3 && memcmp(s2, s3, n2) == 0);
+}
+
+/* Each is parsed: another status, or bytes outside the subset. */
+static void
+test_refused(void **unused)
+{
+	static const char *const lines[] = {
+		"{\"type\":\"rate_limit_event\",\"rate_limit_info\":{\"status\":\"rejected\"}}",
+		"{\"type\":\"rate_limit_event\",\"rate_limit_info\":{\"status\":\"allowed_warning\"}}",
+		"{\"type\":\"rate_limit_event\",\"rate_limit_info\":{\"resetsAt\":1}}",
+		INFO_HEAD "\"a\":1,\"status\":\"rejected\"}}",
+		INFO_HEAD "\"a\":1},\"type\":\"result\"}",
+		INFO_HEAD "\"a\":1},\"rate_limit_info\":{\"status\":\"rejected\"}}",
+		INFO_HEAD "\"a\":\"\\u0041\"}}",
+		INFO_HEAD "\"a\":\"caf\xc3\xa9\"}}",
+		INFO_HEAD "\"a\":1e3}}",
+		INFO_HEAD "\"a\":1234567890123456789}}",
+		INFO_HEAD "\"a\":01}}",
+		INFO_HEAD "\"a\":1.}}",
+		INFO_HEAD "\"a\":[1]}}",
+		INFO_HEAD "\"a\": 1}}",
+		INFO_HEAD "\"a\":1}} ",
+		INFO_HEAD "\"a\":1}}x",
+		INFO_HEAD "\"a\":1},}",
+		INFO_HEAD "\"a\":1}",
+		INFO_HEAD "\"a\":{\"b\":{\"c\":{\"d\":1}}}}}",
+		INFO_HEAD "\"a\":tru}}",
+		INFO_HEAD "\"a\":1,}}",
+		INFO_HEAD,
+	};
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		char state[HEARTBEAT_STATE_MAX];
+		size_t n;
+
+		if (scan(lines[i], state, &n))
+			fail_msg("accepted: %s", lines[i]);
+	}
+}
+
+static void
+test_state_too_long(void **unused)
+{
+	char line[HEARTBEAT_STATE_MAX + 200], state[HEARTBEAT_STATE_MAX];
+	size_t n;
+	int len = snprintf(line, sizeof(line), INFO_HEAD "\"pad\":\"");
+
+	memset(line + len, 'x', HEARTBEAT_STATE_MAX);
+	strcpy(line + len + HEARTBEAT_STATE_MAX, "\"}}");
+	assert_false(heartbeat_scan(line, strlen(line), state, &n));
+}
+
+struct count {
+	int signals;
+};
+
+static void
+on_signal(const struct fail_signal *sig, void *arg)
+{
+	((struct count *)arg)->signals++;
+}
+
+/* Heartbeats known from their bytes change nothing; the rejected one that
+ * follows identical allowed ones still counts, in any chunking. */
+static void
+test_classifier_after_repeats(void **unused)
+{
+	char stream[8192];
+	int len = snprintf(stream, sizeof(stream),
+	    "{\"type\":\"system\",\"subtype\":\"init\",\"model\":\"claude-opus-4-6\",\"session_id\":\"s\"}\n"
+	    "%s\n%s\n%s\n"
+	    "{\"type\":\"rate_limit_event\",\"rate_limit_info\":{\"status\":\"rejected\",\"resetsAt\":1796056200,"
+	    "\"rateLimitType\":\"five_hour\"}}\n", beat_a, beat_b, beat_a);
+
+	for (size_t chunk = 1; chunk <= (size_t)len; chunk = chunk * 3 + 1) {
+		struct classifier *c = classifier_new(NULL, NOW);
+		struct count count = { 0 };
+		struct fail_signal sig;
+
+		classifier_on_signal(c, on_signal, &count);
+		for (size_t off = 0; off < (size_t)len; off += chunk)
+			classifier_feed(c, stream + off, (size_t)len - off < chunk ? (size_t)len - off : chunk);
+		classifier_finish(c, 1, &sig);
+		classifier_free(c);
+		assert_int_equal(sig.reason, REASON_USAGE_LIMIT);
+		assert_int_equal((long long)sig.resets_at, 1796056200LL);
+		assert_int_equal(sig.line, 5);
+		assert_int_equal(count.signals, 2);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_allowed_state_without_utilization),
+		cmocka_unit_test(test_state_changes),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_state_too_long),
+		cmocka_unit_test(test_classifier_after_repeats),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
