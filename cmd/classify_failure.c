@@ -126,6 +126,23 @@ classify_exec(struct args *args)
 	return rc;
 }
 
+static const struct cmd_help classify_help[] = {
+	{ "--json", "print the FailureSignal as one JSON object instead of one line",
+	  "rlwrap classify-failure --json run.jsonl" },
+	{ "--all", "print every signal seen, one per line, the verdict last",
+	  "rlwrap classify-failure --all --json run.jsonl" },
+	{ "--family F", "read the stream as family F instead of detecting it from its shape",
+	  "rlwrap classify-failure --family codex codex.jsonl" },
+	{ "--exit-code N", "the child's exit status (0..255), used when the stream says nothing",
+	  "rlwrap classify-failure --exit-code 1 stderr.txt" },
+	{ "--now TIME", "the clock for relative resets (epoch seconds or ISO 8601), for replays",
+	  "rlwrap classify-failure --now 2026-11-30T12:00:00Z run.jsonl" },
+	{ "--help", "this text", "rlwrap classify-failure --help" },
+	{ "FILE ...", "captured streams, one verdict each; none or - reads standard input",
+	  "claude -p hi --output-format stream-json --verbose 2>&1 | rlwrap classify-failure" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_classify_failure_entry = {
 	.name = "classify-failure",
 	.optstring = "",
@@ -134,5 +151,6 @@ const struct cmd_entry cmd_classify_failure_entry = {
 	.upper = -1,
 	.usage = "classify-failure [--json] [--all] [--family F] [--exit-code N] [--now TIME] [file ...]",
 	.summary = "classify a captured agent stream and print its FailureSignal",
+	.help = classify_help,
 	.exec = classify_exec,
 };

@@ -22,6 +22,8 @@
 /* Long options with no short form are stored under codes from here up. */
 #define OPT_LONG_BASE 0x100
 #define OPT_MAX 0x140
+/* --help, which args_parse() adds to every command's options. */
+#define OPT_HELP (OPT_MAX - 1)
 
 struct args {
 	const char *value[OPT_MAX];   /* last value given, or "" for a flag */
@@ -29,6 +31,15 @@ struct args {
 	int list_len[OPT_MAX];
 	char **operands;
 	int count;
+	bool help;                    /* --help was given: print the entry's help */
+};
+
+/* One item of `rlwrap help COMMAND`: an option or operand as the user
+ * types it, what it does in one line, and a command line that uses it. */
+struct cmd_help {
+	const char *item;             /* "-w, --wait[=MAX]", "KEY" */
+	const char *does;
+	const char *example;          /* without the "$ " */
 };
 
 struct cmd_entry {
@@ -38,6 +49,7 @@ struct cmd_entry {
 	int lower, upper;             /* operand count bounds; upper -1 = unbounded */
 	const char *usage;            /* synopsis after "rlwrap " */
 	const char *summary;          /* one line for `rlwrap help` */
+	const struct cmd_help *help;  /* every option and operand; ends with { NULL } */
 	int (*exec)(struct args *args);
 };
 
@@ -46,7 +58,8 @@ extern const struct cmd_entry cmd_run_entry, cmd_classify_failure_entry, cmd_hel
 const struct cmd_entry *cmd_find(const char *name);
 
 /* Parses argv[0..] (argv[0] is the subcommand name).  On a usage error it
- * prints one line and returns false. */
+ * prints one line and returns false.  --help among the options sets
+ * args->help and skips the operand count check. */
 bool args_parse(const struct cmd_entry *entry, int argc, char **argv, struct args *args);
 void args_free(struct args *args);
 bool args_has(const struct args *args, int opt);
@@ -58,6 +71,10 @@ const char *args_get(const struct args *args, int opt);
  * shown visibly (visible_text(), docs/design.md section 12). */
 void warnx_visible(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_visible(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* `rlwrap help COMMAND`, `rlwrap COMMAND --help`: the synopsis, the
+ * summary, then each option with what it does and an example. */
+void cmd_print_help(const struct cmd_entry *entry);
 
 /* One-line usage error for entry, then the exit code to use (2). */
 int usage_error(const struct cmd_entry *entry, const char *fmt, ...)

@@ -118,6 +118,17 @@ history_exec(struct args *args)
 	return ok ? 0 : 1;
 }
 
+static const struct cmd_help history_help[] = {
+	{ "--json", "print an array of objects with every stored field",
+	  "rlwrap history --json | jq '.[0]'" },
+	{ "--since D", "only runs that started within a duration back from now, or after a time",
+	  "rlwrap history --since 24h" },
+	{ "--limit N", "at most N runs, newest first",
+	  "rlwrap history --limit 20" },
+	{ "--help", "this text", "rlwrap history --help" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_history_entry = {
 	.name = "history",
 	.optstring = "",
@@ -126,5 +137,6 @@ const struct cmd_entry cmd_history_entry = {
 	.upper = 0,
 	.usage = "history [--json] [--since D] [--limit N]",
 	.summary = "list the recorded runs, succeeded and failed, newest first",
+	.help = history_help,
 	.exec = history_exec,
 };

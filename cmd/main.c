@@ -10,6 +10,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <jansson.h>
+#include <sqlite3.h>
+
 #include "cmd.h"
 
 const struct cmd_entry *const cmd_table[] = {
@@ -26,6 +29,29 @@ const struct cmd_entry *const cmd_table[] = {
 	NULL
 };
 
+#ifdef HAVE_LIBPQ
+/* From libpq-fe.h, declared here so that this file needs no libpq include
+ * path: configure defines HAVE_LIBPQ when the PostgreSQL store is built. */
+int PQlibVersion(void);
+#define STORE_BACKENDS "sqlite, postgresql"
+#else
+#define STORE_BACKENDS "sqlite"
+#endif
+
+/* The first line is the version alone, for scripts; then what this build
+ * can store to and the libraries it runs with (their run-time versions). */
+static void
+print_version(void)
+{
+	printf("rlwrap %s\n", RLWRAP_VERSION);
+	printf("store backends: %s\n", STORE_BACKENDS);
+	printf("libraries: SQLite %s, jansson %s", sqlite3_libversion(), jansson_version_str());
+#ifdef HAVE_LIBPQ
+	printf(", libpq %d.%d", PQlibVersion() / 10000, PQlibVersion() % 10000);
+#endif
+	printf("\n");
+}
+
 static int
 dispatch(const struct cmd_entry *entry, int argc, char **argv)
 {
@@ -35,6 +61,11 @@ dispatch(const struct cmd_entry *entry, int argc, char **argv)
 	if (!args_parse(entry, argc, argv, &args)) {
 		args_free(&args);
 		return EXIT_USAGE;
+	}
+	if (args.help) {
+		cmd_print_help(entry);
+		args_free(&args);
+		return 0;
 	}
 	rc = entry->exec(&args);
 	args_free(&args);
@@ -58,7 +89,7 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		return dispatch(&cmd_help_entry, 1, help_argv);
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-		printf("rlwrap %s\n", RLWRAP_VERSION);
+		print_version();
 		return 0;
 	}
 	entry = cmd_find(argv[1]);

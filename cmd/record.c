@@ -130,6 +130,21 @@ record_exec(struct args *args)
 	return rc;
 }
 
+static const struct cmd_help record_help[] = {
+	{ "--family F", "the family of the stream instead of detecting it",
+	  "rlwrap record --family claude run.jsonl" },
+	{ "--model M", "the model the run used, for model-scoped breakers",
+	  "rlwrap record --model opus run.jsonl" },
+	{ "--account A", "the account the breakers are kept under",
+	  "rlwrap record --account work run.jsonl" },
+	{ "--exit-code N", "the run's exit status (0..255)",
+	  "rlwrap record --exit-code 1 run.jsonl" },
+	{ "--help", "this text", "rlwrap record --help" },
+	{ "FILE", "the captured stream (- for standard input), applied as a run that ended now",
+	  "ssh ci cat job.jsonl | rlwrap record -" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_record_entry = {
 	.name = "record",
 	.optstring = "",
@@ -138,5 +153,6 @@ const struct cmd_entry cmd_record_entry = {
 	.upper = 1,
 	.usage = "record [--family F] [--model M] [--account A] [--exit-code N] FILE",
 	.summary = "classify a captured stream and apply it to the breakers and the history",
+	.help = record_help,
 	.exec = record_exec,
 };

@@ -375,6 +375,23 @@ recover_exec(struct args *args)
 	return rc;
 }
 
+static const struct cmd_help recover_help[] = {
+	{ "--filter K=V", "only runs whose K (reason, family, model, account, exit, cwd) is V; a comma is any of",
+	  "rlwrap recover --filter reason=rate-limit,usage-limit" },
+	{ "--since D", "only runs that started within a duration back from now, or after a time",
+	  "rlwrap recover --since 2d" },
+	{ "--limit N", "at most N runs, newest first",
+	  "rlwrap recover --limit 5" },
+	{ "--json", "list the runs and what --yes would do as JSON",
+	  "rlwrap recover --json" },
+	{ "--yes", "run each runnable failed run again in its directory; without it nothing runs",
+	  "rlwrap recover --filter family=claude --yes" },
+	{ "--wait[=MAX]", "let each re-run wait out an open breaker within MAX (default 6h)",
+	  "rlwrap recover --yes --wait=2h" },
+	{ "--help", "this text", "rlwrap recover --help" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_recover_entry = {
 	.name = "recover",
 	.optstring = "",
@@ -383,5 +400,6 @@ const struct cmd_entry cmd_recover_entry = {
 	.upper = 0,
 	.usage = "recover [--filter K=V]... [--since D] [--limit N] [--json] [--yes] [--wait[=MAX]]",
 	.summary = "list failed runs (dry run) or re-run them through the wrapper with --yes",
+	.help = recover_help,
 	.exec = recover_exec,
 };

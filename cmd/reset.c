@@ -50,6 +50,15 @@ reset_exec(struct args *args)
 	return rc;
 }
 
+static const struct cmd_help reset_help[] = {
+	{ "--all", "close every breaker",
+	  "rlwrap reset --all" },
+	{ "--help", "this text", "rlwrap reset --help" },
+	{ "KEY", "family[:model][@account]: close that breaker (no model: every scope of the family)",
+	  "rlwrap reset claude@work" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_reset_entry = {
 	.name = "reset",
 	.optstring = "",
@@ -58,5 +67,6 @@ const struct cmd_entry cmd_reset_entry = {
 	.upper = 1,
 	.usage = "reset (--all | KEY)",
 	.summary = "close a breaker (KEY is family[:model][@account]) or all of them",
+	.help = reset_help,
 	.exec = reset_exec,
 };

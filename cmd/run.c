@@ -777,6 +777,35 @@ run_exec(struct args *args)
 	return rc >= 0 ? rc : end_like_child(&r);
 }
 
+static const struct cmd_help run_help[] = {
+	{ "-f, --family FAMILY", "the agent family (claude, codex, gemini, pi, opencode, cursor, qwen, generic) instead of detecting it",
+	  "rlwrap -f claude -- ./my-claude-wrapper -p hi" },
+	{ "-m, --model MODEL", "the model, for model-scoped breakers, instead of detecting it",
+	  "rlwrap -m opus -- claude -p hi" },
+	{ "-a, --account ACCOUNT", "the account label the breakers are kept under",
+	  "rlwrap -a work -- codex exec 'fix the build'" },
+	{ "-w, --wait[=MAX]", "wait out an open breaker that resets within MAX (default 6h) instead of refusing",
+	  "rlwrap --wait=2h -- claude -p 'update the changelog'" },
+	{ "-r, --retry[=N]", "run again, up to N times (default 3), after a limit hit before any real output",
+	  "rlwrap --retry=1 --wait=1h -- codex exec 'add tests' </dev/null" },
+	{ "--force", "run even when a breaker is open; the result still updates the breakers",
+	  "rlwrap --force -- claude -p 'one more try'" },
+	{ "-q, --quiet", "no messages of rlwrap's own on stderr except errors (a refusal still says why)",
+	  "rlwrap -q -- gemini -p hi" },
+	{ "--raw-stream FILE", "also write everything the command printed, in arrival order, to FILE",
+	  "rlwrap --raw-stream run.jsonl -- claude -p hi --output-format stream-json --verbose" },
+	{ "--signal-file FILE", "write how the run ended (the FailureSignal, argv, times, run id) to FILE as JSON",
+	  "rlwrap --signal-file run.json -- codex exec --json 'fix it'" },
+	{ "--pty", "run the command on a pseudo-terminal even when not on a terminal",
+	  "rlwrap --pty -- claude" },
+	{ "--no-pty", "never use a pseudo-terminal: the command gets pipes",
+	  "rlwrap --no-pty -- claude -p hi" },
+	{ "--help", "this text", "rlwrap run --help" },
+	{ "COMMAND [ARG ...]", "the command to run, with its own arguments (after --, even a subcommand name)",
+	  "rlwrap -- claude -p 'fix the tests'" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
 	.optstring = "f:m:a:w::r::q",
@@ -786,5 +815,6 @@ const struct cmd_entry cmd_run_entry = {
 	.usage = "[run] [-q] [-f family] [-m model] [-a account] [-w[max]] [-r[n]] [--force]\n"
 	    "       [--raw-stream file] [--signal-file file] [--pty | --no-pty] [--] command [arg ...]",
 	.summary = "run a command under the breakers and classify how it ended",
+	.help = run_help,
 	.exec = run_exec,
 };

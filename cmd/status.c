@@ -158,6 +158,15 @@ status_exec(struct args *args)
 	return rc;
 }
 
+static const struct cmd_help status_help[] = {
+	{ "--json", "print one JSON object: the breakers and the runs of the last 24 hours",
+	  "rlwrap status --json | jq -r '.breakers[].key'" },
+	{ "--all", "list closed and expired breakers too",
+	  "rlwrap status --all" },
+	{ "--help", "this text", "rlwrap status --help" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_status_entry = {
 	.name = "status",
 	.optstring = "",
@@ -166,5 +175,6 @@ const struct cmd_entry cmd_status_entry = {
 	.upper = 0,
 	.usage = "status [--json] [--all]",
 	.summary = "show the open and half-open breakers and the last 24 hours of runs",
+	.help = status_help,
 	.exec = status_exec,
 };

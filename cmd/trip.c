@@ -81,6 +81,19 @@ trip_exec(struct args *args)
 	return rc;
 }
 
+static const struct cmd_help trip_help[] = {
+	{ "--for DURATION", "open the breaker for a duration from now (90s, 15m, 4h30m)",
+	  "rlwrap trip --for 2h codex" },
+	{ "--until TIME", "open the breaker until a time (ISO 8601, epoch, or 18:30)",
+	  "rlwrap trip --until 2026-12-01T09:00:00Z claude" },
+	{ "--reason REASON", "the reason recorded (default usage-limit)",
+	  "rlwrap trip --for 15m --reason rate-limit gemini" },
+	{ "--help", "this text", "rlwrap trip --help" },
+	{ "KEY", "family[:model][@account]: the breaker to open",
+	  "rlwrap trip --for 5h claude:opus@work" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_trip_entry = {
 	.name = "trip",
 	.optstring = "",
@@ -89,5 +102,6 @@ const struct cmd_entry cmd_trip_entry = {
 	.upper = 1,
 	.usage = "trip (--for DURATION | --until TIME) [--reason R] KEY",
 	.summary = "open a breaker by hand until a time",
+	.help = trip_help,
 	.exec = trip_exec,
 };

@@ -91,19 +91,41 @@ option_name(const struct cmd_entry *entry, int opt, char *buf, size_t size)
 	return buf;
 }
 
+/* The entry's long options plus --help (every command takes it), in opts
+ * of room n; false when they do not fit. */
+static bool
+longopts_with_help(const struct cmd_entry *entry, struct option *opts, size_t n)
+{
+	size_t i = 0;
+
+	for (const struct option *o = entry->longopts; o != NULL && o->name != NULL; o++) {
+		if (i + 2 >= n)
+			return false;
+		opts[i++] = *o;
+	}
+	opts[i++] = (struct option){ "help", no_argument, NULL, OPT_HELP };
+	opts[i] = (struct option){ NULL, 0, NULL, 0 };
+	return true;
+}
+
 bool
 args_parse(const struct cmd_entry *entry, int argc, char **argv, struct args *args)
 {
-	static const struct option none[] = { { NULL, 0, NULL, 0 } };
+	struct option opts[48];
 	char optstring[128], name[64];
 	int opt;
 
 	memset(args, 0, sizeof(*args));
 	snprintf(optstring, sizeof(optstring), "+:%s", entry->optstring);
+	if (!longopts_with_help(entry, opts, sizeof(opts) / sizeof(opts[0])))
+		errx(EXIT_INTERNAL, "%s: too many options", entry->name);
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, optstring,
-	    entry->longopts != NULL ? entry->longopts : none, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, optstring, opts, NULL)) != -1) {
+		if (opt == OPT_HELP) {
+			args->help = true;
+			continue;
+		}
 		if (opt == '?') {
 			if (optopt != 0)
 				usage_error(entry, "unknown option -%c", optopt);
@@ -120,6 +142,8 @@ args_parse(const struct cmd_entry *entry, int argc, char **argv, struct args *ar
 	}
 	args->operands = argv + optind;
 	args->count = argc - optind;
+	if (args->help)
+		return true;
 	if (args->count < entry->lower || (entry->upper >= 0 && args->count > entry->upper)) {
 		usage_error(entry, "%s: wrong number of arguments", entry->name);
 		return false;

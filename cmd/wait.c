@@ -120,6 +120,15 @@ wait_exec(struct args *args)
 	return rc;
 }
 
+static const struct cmd_help wait_help[] = {
+	{ "--timeout DURATION", "give up after this long (real time) and exit 75",
+	  "rlwrap wait --timeout 30m claude && claude -p 'go on'" },
+	{ "--help", "this text", "rlwrap wait --help" },
+	{ "KEY", "family[:model][@account]: wait until nothing blocks a spawn of it",
+	  "rlwrap wait codex" },
+	{ NULL, NULL, NULL },
+};
+
 const struct cmd_entry cmd_wait_entry = {
 	.name = "wait",
 	.optstring = "",
@@ -128,5 +137,6 @@ const struct cmd_entry cmd_wait_entry = {
 	.upper = 1,
 	.usage = "wait [--timeout DURATION] KEY",
 	.summary = "wait until a breaker is closed or past its reset (75 on timeout)",
+	.help = wait_help,
 	.exec = wait_exec,
 };

@@ -40,15 +40,15 @@ _rlwrap() {
 		else
 			COMPREPLY=($(compgen -W "$commands" -- "$cur") $(compgen -c -- "$cur"))
 		fi ;;
-	classify-failure) COMPREPLY=($(compgen -W "--json --all --family --exit-code --now" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
-	record) COMPREPLY=($(compgen -W "--family --model --account --exit-code" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
-	status) COMPREPLY=($(compgen -W "--json --all" -- "$cur")) ;;
-	reset) COMPREPLY=($(compgen -W "--all $families" -- "$cur")) ;;
-	trip) COMPREPLY=($(compgen -W "--for --until --reason $families" -- "$cur")) ;;
-	wait) COMPREPLY=($(compgen -W "--timeout $families" -- "$cur")) ;;
-	recover) COMPREPLY=($(compgen -W "--filter --since --limit --json --yes --wait" -- "$cur")) ;;
-	history) COMPREPLY=($(compgen -W "--json --since --limit" -- "$cur")) ;;
-	help) COMPREPLY=($(compgen -W "$commands" -- "$cur")) ;;
+	classify-failure) COMPREPLY=($(compgen -W "--json --all --family --exit-code --now --help" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
+	record) COMPREPLY=($(compgen -W "--family --model --account --exit-code --help" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
+	status) COMPREPLY=($(compgen -W "--json --all --help" -- "$cur")) ;;
+	reset) COMPREPLY=($(compgen -W "--all --help $families" -- "$cur")) ;;
+	trip) COMPREPLY=($(compgen -W "--for --until --reason --help $families" -- "$cur")) ;;
+	wait) COMPREPLY=($(compgen -W "--timeout --help $families" -- "$cur")) ;;
+	recover) COMPREPLY=($(compgen -W "--filter --since --limit --json --yes --wait --help" -- "$cur")) ;;
+	history) COMPREPLY=($(compgen -W "--json --since --limit --help" -- "$cur")) ;;
+	help) COMPREPLY=($(compgen -W "--help $commands" -- "$cur")) ;;
 	run) COMPREPLY=($(compgen -W "$wrapper_opts" -- "$cur") $(compgen -c -- "$cur")) ;;
 	*) _command_offset "$i" ;;
 	esac

@@ -4,12 +4,98 @@
 load helpers
 bats_require_minimum_version 1.5.0
 
-setup() { common_setup; }
+setup() {
+	common_setup
+	SRC=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+}
 
-@test "--version prints the version" {
+# The commands of cmd/main.c's table, and the long options of one
+# cmd/<verb>.c's getopt table: what help and the completions must cover.
+commands() {
+	sed -n '/cmd_table\[\] = {/,/};/s/^\t&cmd_\([a-z_]*\)_entry,$/\1/p' "$SRC/cmd/main.c" | tr _ -
+}
+long_options() {
+	sed -n '/static const struct option [a-z_]*longopts\[\] = {/,/};/s/^\t{ "\([a-z-]*\)",.*/\1/p' \
+		"$SRC/cmd/$(echo "$1" | tr - _).c"
+}
+
+@test "--version prints the version, the store backends and the library versions" {
 	run "$RLWRAP" --version
 	assert_success
-	assert_output --regexp '^rlwrap [0-9]+\.[0-9]+\.[0-9]+$'
+	assert_line --index 0 --regexp '^rlwrap [0-9]+\.[0-9]+\.[0-9]+$'
+	assert_line --index 1 --regexp '^store backends: sqlite(, postgresql)?$'
+	assert_line --index 2 --regexp '^libraries: SQLite 3\.[0-9]+\.[0-9]+, jansson [0-9]+\.[0-9]+(\.[0-9]+)?(, libpq [0-9]+\.[0-9]+)?$'
+	# The store backends and libpq go together.
+	if [[ ${lines[1]} == *postgresql* ]]; then assert_line --index 2 --partial ", libpq "; fi
+	run "$RLWRAP" -V
+	assert_line --index 0 --regexp '^rlwrap [0-9]+\.[0-9]+\.[0-9]+$'
+}
+
+@test "help COMMAND and COMMAND --help list every option with what it does and an example" {
+	local cmd opt items examples
+	[ "$(commands | wc -l)" -ge 10 ] || fail "cannot read the command table: $(commands)"
+	for cmd in $(commands); do
+		run "$RLWRAP" help "$cmd"
+		assert_success
+		local help=$output
+		run "$RLWRAP" "$cmd" --help
+		assert_success
+		assert_equal "$output" "$help"
+		assert_line --index 0 --partial "usage: rlwrap "
+		for opt in $(long_options "$cmd") help; do
+			# "  --opt ARG   description", or "  -o, --opt[=X] ...".
+			assert_line --regexp "^  (-[a-zA-Z], )?--$opt([ =[]|$)"
+		done
+		# Each item (an option or an operand) has a description and one example.
+		items=$(grep -cE '^  [-A-Z]' <<< "$help")
+		examples=$(grep -cE '^ +\$ rlwrap |^ +\$ .*\| rlwrap ' <<< "$help")
+		[ "$items" -gt 0 ] && [ "$items" = "$examples" ] || fail "$cmd: $items items, $examples examples"
+		# No item without a description: text after it, or on the next line.
+		run awk '/^  [-A-Z]/ { item = $0; if (item ~ /^  [^ ].*[^ ]  +[^ $]/) item = ""; next }
+			item != "" { if ($0 ~ /^ +\$ / || $0 !~ /^ +[^ ]/) print "no description: " item; item = "" }' <<< "$help"
+		assert_output ""
+	done
+}
+
+@test "rlwrap COMMAND --help wins over missing operands; after the command it is the command's" {
+	run "$RLWRAP" trip --help
+	assert_success
+	assert_output --partial "usage: rlwrap trip"
+	run "$RLWRAP" -q --help
+	assert_success
+	assert_output --partial "--signal-file FILE"
+	run "$RLWRAP" -- sh -c 'echo "child got $1"' sh --help
+	assert_success
+	assert_output "child got --help"
+}
+
+@test "the shell completions offer every command and every option" {
+	local cmd opt
+	for cmd in $(commands); do
+		grep -qw -- "$cmd" "$SRC/completions/rlwrap.bash" || fail "rlwrap.bash lacks $cmd"
+		grep -q -- "'$cmd:" "$SRC/completions/_rlwrap" || fail "_rlwrap lacks $cmd"
+		for opt in $(long_options "$cmd"); do
+			grep -qE -- "--$opt\b" "$SRC/completions/rlwrap.bash" || fail "rlwrap.bash lacks $cmd --$opt"
+			grep -qE -- "--$opt\b" "$SRC/completions/_rlwrap" || fail "_rlwrap lacks $cmd --$opt"
+		done
+	done
+	# Per command, not only somewhere in the file: what bash offers after
+	# "rlwrap CMD --".  A stand-in for bash-completion's _init_completion.
+	cat > "$BATS_TEST_TMPDIR/complete.sh" <<-'EOF'
+		_init_completion() { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
+			words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }
+		_filedir() { :; }; _command_offset() { :; }; compopt() { :; }
+		source "$1"
+		COMP_WORDS=(rlwrap "$2" --); COMP_CWORD=2; COMPREPLY=()
+		_rlwrap
+		printf '%s\n' "${COMPREPLY[@]}"
+	EOF
+	for cmd in $(commands); do
+		run bash "$BATS_TEST_TMPDIR/complete.sh" "$SRC/completions/rlwrap.bash" "$cmd"
+		for opt in $(long_options "$cmd"); do
+			assert_line -- "--$opt"
+		done
+	done
 }
 
 @test "--help lists every subcommand" {
