@@ -206,6 +206,25 @@ immutable_uri(const char *path, char *uri, size_t size)
 	return strlcat(uri, "?immutable=1", size) < size;
 }
 
+/*
+ * WAL frames: every process that opens the store first (nobody else has it
+ * open) indexes the whole WAL again, so a closing process empties it once it
+ * holds WAL_FRAMES_KEPT frames; a long-lived one checkpoints at SQLite's own
+ * default on the way.
+ */
+#define WAL_FRAMES_KEPT 64
+#define WAL_FRAMES_MAX 1000
+
+/* After each commit: how many frames the WAL holds now. */
+static int
+note_wal_frames(void *arg, sqlite3 *db, const char *name, int frames)
+{
+	((struct sqlite_store *)arg)->wal_frames = frames;
+	if (frames >= WAL_FRAMES_MAX)
+		sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+	return SQLITE_OK;
+}
+
 static bool
 open_db(struct sqlite_store *sq, const struct store_options *opts, struct store_error *err)
 {
@@ -223,6 +242,11 @@ open_db(struct sqlite_store *sq, const struct store_options *opts, struct store_
 	sqlite3_busy_timeout(sq->db, opts->busy_timeout_ms);
 	if (!opts->read_only && sqlite3_db_readonly(sq->db, "main") == 1)
 		return set_error(err, STORE_ERR_READONLY, "%s: not writable (opened read-only)", opts->path);
+	/* The WAL stays between runs (docs/design.md section 6): the last
+	 * connection to close neither checkpoints nor deletes it, unless
+	 * sqlite_close() says so; note_wal_frames() replaces the autocheckpoint. */
+	sqlite3_db_config(sq->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, (int *)NULL);
+	sqlite3_wal_hook(sq->db, note_wal_frames, sq);
 	return true;
 }
 
@@ -266,6 +290,7 @@ enable_wal(struct store *store, int timeout_ms, struct store_error *err)
 		if (rc != SQLITE_ROW)
 			sqlite3_sleep(20);
 	}
+	/* Commits wait for no disk; a checkpoint does (docs/design.md section 6). */
 	return exec_sql(store, "PRAGMA synchronous = NORMAL", "enabling WAL", err);
 }
 
@@ -309,10 +334,24 @@ fail:
 	return false;
 }
 
+/*
+ * A connection that changed a breaker copies the WAL into the database file
+ * before it goes, so that a reader who may not write the file (it opens it
+ * immutable, without the WAL) still sees every trip and reset; so does one
+ * that left the WAL long.  TRUNCATE empties the WAL when nobody else uses
+ * it; with others about it does what it can without waiting for them, and
+ * they keep the WAL short themselves.
+ */
 static void
 sqlite_close(struct store *store)
 {
-	sqlite3_close_v2(db_of(store));
+	struct sqlite_store *sq = (struct sqlite_store *)(void *)store;
+
+	if (sq->breakers_changed || sq->wal_frames >= WAL_FRAMES_KEPT) {
+		sqlite3_busy_timeout(sq->db, 0);
+		sqlite3_wal_checkpoint_v2(sq->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	}
+	sqlite3_close_v2(sq->db);
 	free(store);
 }
 
@@ -493,6 +532,7 @@ sqlite_breaker_save(struct store *store, const struct breaker *b, struct store_e
 	bind_double(st, 16, b->updated_at, 0);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
+	((struct sqlite_store *)(void *)store)->breakers_changed = true;
 	return rc == SQLITE_DONE || db_error(err, store->path, db_of(store), rc, "saving a breaker");
 }
 

@@ -20,6 +20,8 @@
 struct sqlite_store {
 	struct store base;
 	sqlite3 *db;
+	bool breakers_changed;   /* checkpoint at close: see sqlite_close() */
+	int wal_frames;          /* in the WAL after this connection's last commit */
 };
 
 static inline sqlite3 *
