@@ -167,12 +167,13 @@ classify_value(struct classifier *c, json_t *v)
 /*
  * "retry-after-ms: 8750", "< Retry-After: ...", "x-ratelimit-reset-tokens:
  * 6m0s": HTTP headers printed around a failure carry its reset; they are
- * not failures themselves.
+ * not failures themselves.  Header names are hyphenated ("RateLimit" alone
+ * is the IETF draft's); "RateLimitError: ..." is an exception line.
  */
 static bool
 is_rate_header(const char *s, size_t len)
 {
-	size_t i = 0, start;
+	size_t i = 0, start, n;
 
 	while (i < len && (s[i] == '<' || s[i] == ' '))
 		i++;
@@ -181,9 +182,12 @@ is_rate_header(const char *s, size_t len)
 		i++;
 	if (i == start || i >= len || s[i] != ':')
 		return false;
-	return find_nocase(s + start, i - start, "retry-after") != NULL ||
-	    find_nocase(s + start, i - start, "ratelimit") != NULL ||
-	    find_nocase(s + start, i - start, "x-codex") != NULL;
+	n = i - start;
+	if (memchr(s + start, '-', n) == NULL && !(n == 9 && find_nocase(s + start, n, "ratelimit")))
+		return false;
+	return find_nocase(s + start, n, "retry-after") != NULL ||
+	    find_nocase(s + start, n, "ratelimit") != NULL ||
+	    find_nocase(s + start, n, "x-codex") != NULL;
 }
 
 static void
@@ -193,6 +197,8 @@ handle_header(struct classifier *c, const char *s, size_t len)
 
 	if (!reset_from_text(s, len, c->ctx.now, &r))
 		return;
+	if (c->cand.have && c->cand.own_reset)
+		return;    /* the body said when its own window resets */
 	if (c->cand.have)
 		reset_offer(&c->cand.ev.reset, r.at, r.source, r.rank);
 	else

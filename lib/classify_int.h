@@ -21,10 +21,16 @@
 
 enum outcome { OUT_PENDING, OUT_SUCCESS, OUT_FAILURE };
 
+/* An error label before a pretty-printed body: at most this long; the body
+ * at most DOC_LABELLED_LINES lines, or it was no body. */
+#define DOC_LABEL_MAX 128
+#define DOC_LABELLED_LINES 1000
+
 struct held {
 	bool have;
 	bool text_only;
 	bool after_output;
+	bool own_reset;   /* the record stated its own reset (a field of its body) */
 	long line;
 	struct evidence ev;
 };
@@ -69,6 +75,9 @@ struct classifier {
 	char *doc;                 /* a pretty-printed JSON document being gathered */
 	size_t doc_len;
 	long doc_line;
+	long doc_lines;            /* lines gathered so far */
+	char doc_label[DOC_LABEL_MAX];  /* "_GaxiosError:" before a body on stderr, or "" */
+	size_t doc_label_len;
 	long lineno;
 
 	bool saw_family_event;

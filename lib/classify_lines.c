@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "classify_int.h"
+#include "textutil.h"
 
 /*
  * An unescaped {"type": can only follow '[', ',' or ':' in valid JSON; after
@@ -91,7 +92,56 @@ handle_json_line(struct classifier *c, const char *s, size_t len)
 	json_decref(v);
 }
 
-/* Pretty-printed documents (gemini --output-format json) span lines. */
+static void
+doc_drop(struct classifier *c)
+{
+	free(c->doc);
+	c->doc = NULL;
+	c->doc_label_len = 0;
+}
+
+/* A whole document: parsed as records, or, after an error label, read as
+ * one error line ("_GaxiosError: [{...}]") by the text rules, even when
+ * the body never closed (cut off, or too long to be one). */
+static void
+doc_done(struct classifier *c, json_t *v)
+{
+	long line = c->lineno;
+
+	c->lineno = c->doc_line;
+	if (c->doc_label_len == 0) {
+		if (v != NULL)
+			classify_value(c, v);
+	} else {
+		char *text = malloc(c->doc_label_len + 1 + c->doc_len);
+		size_t n = c->doc_label_len;
+
+		if (text != NULL) {
+			/* One line: every run of blanks and newlines becomes one space. */
+			memcpy(text, c->doc_label, n);
+			text[n++] = ' ';
+			for (size_t i = 0; i < c->doc_len; i++) {
+				char ch = c->doc[i];
+
+				if (ch == '\n' || ch == ' ' || ch == '\t') {
+					if (text[n - 1] != ' ')
+						text[n++] = ' ';
+				} else
+					text[n++] = ch;
+			}
+			classify_text(c, text, n);
+			free(text);
+		}
+	}
+	c->lineno = line;
+}
+
+/*
+ * Pretty-printed documents span lines: gemini --output-format json, and
+ * error bodies printed after a label.  A line that closes at column 0 ends
+ * the document when it parses; while the parser only ran out of input, a
+ * nested close ("}" before "]") goes on gathering.
+ */
 static bool
 doc_feed(struct classifier *c, const char *s, size_t len)
 {
@@ -99,9 +149,10 @@ doc_feed(struct classifier *c, const char *s, size_t len)
 
 	if (c->doc == NULL)
 		return false;
-	if (c->doc_len + len + 1 > CLASSIFY_LINE_MAX) {
-		free(c->doc);
-		c->doc = NULL;
+	if (c->doc_len + len + 1 > CLASSIFY_LINE_MAX ||
+	    (c->doc_label_len > 0 && ++c->doc_lines > DOC_LABELLED_LINES)) {
+		doc_done(c, NULL);
+		doc_drop(c);
 		return true;
 	}
 	p = realloc(c->doc, c->doc_len + len + 2);
@@ -114,24 +165,64 @@ doc_feed(struct classifier *c, const char *s, size_t len)
 	if (len >= 1 && (s[0] == '}' || s[0] == ']')) {
 		json_error_t jerr;
 		json_t *v = json_loadb(c->doc, c->doc_len, 0, &jerr);
-		long line = c->lineno;
 
-		free(c->doc);
-		c->doc = NULL;
-		if (v != NULL) {
-			c->lineno = c->doc_line;
-			classify_value(c, v);
-			c->lineno = line;
-			json_decref(v);
-		}
+		if (v == NULL && (size_t)jerr.position >= c->doc_len)
+			return true;    /* not closed yet */
+		if (v != NULL)
+			doc_done(c, v);
+		json_decref(v);
+		doc_drop(c);
 	}
 	return true;
+}
+
+/*
+ * "_GaxiosError: [{", "Error: {", "API Error: 429 {": an error label, then
+ * the opening of a body that the next lines pretty-print.  Returns where
+ * the body opens, 0 when the line is not that shape.
+ */
+static size_t
+labelled_body_at(const char *s, size_t len)
+{
+	size_t open = len, label;
+
+	while (open > 0 && s[open - 1] == ' ')
+		open--;
+	if (open >= 2 && s[open - 1] == '{' && s[open - 2] == '[')
+		open -= 2;
+	else if (open >= 1 && (s[open - 1] == '{' || s[open - 1] == '['))
+		open -= 1;
+	else
+		return 0;
+	for (label = open; label > 0 && s[label - 1] == ' '; label--)
+		;
+	if (label == 0 || label >= DOC_LABEL_MAX || memchr(s, '{', label) != NULL ||
+	    (s[label - 1] != ':' && (s[label - 1] < '0' || s[label - 1] > '9')))
+		return 0;
+	if (find_nocase(s, label, "error") == NULL && find_nocase(s, label, "exception") == NULL)
+		return 0;
+	return open;
+}
+
+static void
+doc_start(struct classifier *c, const char *body, size_t n, const char *label, size_t label_len)
+{
+	c->doc = malloc(n + 1);
+	if (c->doc == NULL)
+		return;
+	memcpy(c->doc, body, n);
+	c->doc[n] = '\n';
+	c->doc_len = n + 1;
+	c->doc_line = c->lineno;
+	c->doc_lines = 1;
+	memcpy(c->doc_label, label, label_len);
+	c->doc_label_len = label_len;
 }
 
 static void
 process_line(struct classifier *c, const char *s, size_t len)
 {
-	size_t i = 0;
+	size_t i = 0, open;
 
 	c->lineno++;
 	if (len > 0 && s[len - 1] == '\r')
@@ -143,17 +234,18 @@ process_line(struct classifier *c, const char *s, size_t len)
 	if (i == len)
 		return;
 	if ((s[i] == '{' || s[i] == '[') && i + 1 == len) {
-		c->doc = malloc(2);
-		if (c->doc != NULL) {
-			memcpy(c->doc, s + i, 1);
-			c->doc[1] = '\n';
-			c->doc_len = 2;
-			c->doc_line = c->lineno;
-		}
+		doc_start(c, s + i, 1, "", 0);
 		return;
 	}
 	if (s[i] == '{' || s[i] == '[')
 		handle_json_line(c, s + i, len - i);
+	else if ((open = labelled_body_at(s + i, len - i)) > 0) {
+		size_t label = open;
+
+		while (label > 0 && s[i + label - 1] == ' ')
+			label--;
+		doc_start(c, s + i + open, len - i - open, s + i, label);
+	}
 	else
 		classify_text(c, s + i, len - i);
 }
@@ -292,4 +384,8 @@ lines_finish(struct classifier *c)
 		c->len = c->dropped = 0;
 	} else if (c->stash != NULL)
 		process_joined(c, "", 0);
+	if (c->doc != NULL) {
+		doc_done(c, NULL);
+		doc_drop(c);
+	}
 }

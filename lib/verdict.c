@@ -17,6 +17,10 @@ derive_limit_type(const struct evidence *ev, struct fail_signal *sig)
 		{ "opus limit", "seven_day_opus" }, { "sonnet limit", "seven_day_sonnet" },
 		{ "daily quota", "daily" }, { "per day", "daily" }, { "perday", "daily" },
 		{ "(rpd)", "daily" }, { "(tpd)", "daily" }, { "free-models-per-day", "daily" },
+		{ "daily usage limit", "daily" }, { "daily limit", "daily" },
+		{ "weekly usage limit", "seven_day" },
+		{ "monthly usage limit", "monthly" }, { "monthly limit", "monthly" },
+		{ "monthly quota", "monthly" }, { "monthly spend", "monthly" },
 	};
 
 	if (ev->limit_type[0] != '\0') {
@@ -39,6 +43,11 @@ derive_scope(const struct evidence *ev, struct fail_signal *sig)
 		strlcpy(sig->scope, ev->scope_model, sizeof(sig->scope));
 	else if (strstr(ev->text, "on this model") != NULL && sig->model[0] != '\0' &&
 	    sig->reason == REASON_USAGE_LIMIT)
+		strlcpy(sig->scope, sig->model, sizeof(sig->scope));
+	/* A model's server capacity ran out: the run's model, when known. */
+	else if (sig->reason == REASON_OVERLOADED && sig->model[0] != '\0' &&
+	    (strstr(ev->types, "model_capacity_exhausted") != NULL ||
+	    strstr(ev->text, "model_capacity_exhausted") != NULL))
 		strlcpy(sig->scope, sig->model, sizeof(sig->scope));
 	else
 		strlcpy(sig->scope, "family", sizeof(sig->scope));
@@ -96,10 +105,13 @@ verdict_hold(struct classifier *c, struct held *h, const struct evidence *ev, bo
 	h->after_output = c->saw_output;
 	h->line = c->lineno;
 	h->ev = *ev;
-	if (h == &c->cand && c->header_reset.at > 0) {
+	h->own_reset = ev->reset.at > 0 && ev->reset.source == RESET_SRC_PROVIDER;
+	/* Headers printed beside a body may describe other windows (a weekly
+	 * one half used): the body's own reset, when it states one, wins. */
+	if (h == &c->cand && c->header_reset.at > 0 && !h->own_reset)
 		reset_offer(&h->ev.reset, c->header_reset.at, c->header_reset.source, c->header_reset.rank);
+	if (h == &c->cand)
 		reset_clear(&c->header_reset);
-	}
 }
 
 /* A terminal failure takes what it lacks from the same run's candidates. */

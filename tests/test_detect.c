@@ -37,6 +37,10 @@ test_family_from_basename(void **state)
 	assert_string_equal(family_of("qwen -p x"), "qwen");
 	assert_string_equal(family_of("pi --mode json"), "pi");
 	assert_string_equal(family_of("opencode run"), "opencode");
+	assert_string_equal(family_of("goose run --output-format stream-json -t x"), "goose");
+	assert_string_equal(family_of("/opt/homebrew/bin/amp -x --stream-json"), "amp");
+	assert_string_equal(family_of("copilot -p x --allow-all-tools"), "copilot");
+	assert_string_equal(family_of("gooseberry"), "generic");
 	assert_string_equal(family_of("cat file"), "generic");
 	assert_string_equal(family_of("claudette"), "generic");
 }
@@ -55,6 +59,10 @@ test_family_through_launchers(void **state)
 	assert_string_equal(family_of("bunx @google/gemini-cli"), "gemini");
 	assert_string_equal(family_of("npx -p @qwen-code/qwen-code qwen -p x"), "qwen");
 	assert_string_equal(family_of("npx --package=opencode-ai opencode run"), "opencode");
+	assert_string_equal(family_of("npx -y @github/copilot -p x"), "copilot");
+	assert_string_equal(family_of("bunx @sourcegraph/amp -x hi"), "amp");
+	assert_string_equal(family_of("node /usr/lib/node_modules/@github/copilot/index.js -p x"),
+	    "copilot");
 	assert_string_equal(family_of("node /usr/lib/node_modules/@anthropic-ai/claude-code/cli.js -p"),
 	    "claude");
 	assert_string_equal(family_of("node --require x.js /opt/bin/codex.js"), "codex");
