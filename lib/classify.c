@@ -222,13 +222,16 @@ classify_text(struct classifier *c, const char *s, size_t len)
 	}
 	evidence_init(&ev);
 	evidence_add_text(&ev, s, len, c->ctx.now);
-	if (!text_names_failure(&ev))
-		return;
-	/* The detail lines of a multi-line message add to it, not replace it. */
-	if (continues && c->cand.have && c->cand.text_only) {
-		reset_offer(&c->cand.ev.reset, ev.reset.at, ev.reset.source, ev.reset.rank);
+	/* The detail lines of a multi-line message (one wrapped at the
+	 * terminal's width, too) add to it, not replace it. */
+	if (continues && c->cand.have && c->cand.text_only && c->text_end == c->lineno - 1) {
+		if (ev.reset.at > 0)
+			reset_offer(&c->cand.ev.reset, ev.reset.at, ev.reset.source, ev.reset.rank);
+		c->text_end = c->lineno;
 		return;
 	}
+	if (!text_names_failure(&ev))
+		return;
 	if (text_is_retry_notice(s, len)) {
 		verdict_apply(c, REC_NOTICE, &ev);
 		return;
@@ -241,6 +244,7 @@ classify_text(struct classifier *c, const char *s, size_t len)
 		return;
 	}
 	verdict_hold(c, &c->cand, &ev, true);
+	c->text_end = c->lineno;
 	verdict_emit(c, &c->cand);
 }
 

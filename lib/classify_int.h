@@ -88,6 +88,7 @@ struct classifier {
 	struct held term;
 	struct reset header_reset; /* from rate-limit headers seen before their failure */
 	long last_text_line;       /* the stderr line before this one, for multi-line messages */
+	long text_end;             /* the last line of the text candidate's message */
 };
 
 /* classify.c: a parsed JSON value (object or array of them); a text line. */

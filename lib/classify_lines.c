@@ -92,6 +92,14 @@ handle_json_line(struct classifier *c, const char *s, size_t len)
 	json_decref(v);
 }
 
+/* Is the label an error's ("_GaxiosError:", "Error:", "API Error: 429")?
+ * Other labels ("Config loaded: {") are gathered too, and then ignored. */
+static bool
+error_label(const char *s, size_t len)
+{
+	return find_nocase(s, len, "error") != NULL || find_nocase(s, len, "exception") != NULL;
+}
+
 static void
 doc_drop(struct classifier *c)
 {
@@ -112,7 +120,7 @@ doc_done(struct classifier *c, json_t *v)
 	if (c->doc_label_len == 0) {
 		if (v != NULL)
 			classify_value(c, v);
-	} else {
+	} else if (error_label(c->doc_label, c->doc_label_len)) {
 		char *text = malloc(c->doc_label_len + 1 + c->doc_len);
 		size_t n = c->doc_label_len;
 
@@ -177,9 +185,9 @@ doc_feed(struct classifier *c, const char *s, size_t len)
 }
 
 /*
- * "_GaxiosError: [{", "Error: {", "API Error: 429 {": an error label, then
- * the opening of a body that the next lines pretty-print.  Returns where
- * the body opens, 0 when the line is not that shape.
+ * "_GaxiosError: [{", "Error: {", "API Error: 429 {": a label, then the
+ * opening of a body that the next lines pretty-print.  Returns where the
+ * body opens, 0 when the line is not that shape.
  */
 static size_t
 labelled_body_at(const char *s, size_t len)
@@ -198,8 +206,6 @@ labelled_body_at(const char *s, size_t len)
 		;
 	if (label == 0 || label >= DOC_LABEL_MAX || memchr(s, '{', label) != NULL ||
 	    (s[label - 1] != ':' && (s[label - 1] < '0' || s[label - 1] > '9')))
-		return 0;
-	if (find_nocase(s, label, "error") == NULL && find_nocase(s, label, "exception") == NULL)
 		return 0;
 	return open;
 }

@@ -16,6 +16,7 @@ derive_limit_type(const struct evidence *ev, struct fail_signal *sig)
 		{ "5 hour limit", "five_hour" }, { "weekly limit", "seven_day" },
 		{ "opus limit", "seven_day_opus" }, { "sonnet limit", "seven_day_sonnet" },
 		{ "daily quota", "daily" }, { "per day", "daily" }, { "perday", "daily" },
+		{ "per_day", "daily" },
 		{ "(rpd)", "daily" }, { "(tpd)", "daily" }, { "free-models-per-day", "daily" },
 		{ "daily usage limit", "daily" }, { "daily limit", "daily" },
 		{ "weekly usage limit", "seven_day" },

@@ -109,3 +109,15 @@ JSONL
 	run jq -c '[.reason, .http_status, .line]' <<< "$output"
 	assert_output '["overloaded",529,3]'
 }
+
+@test "confidence prints as the ladder writes it (0.8, 0.5, 0.2), not as a 17-digit double" {
+	printf '%s\n' '{"error":{"message":"Provider returned error","code":429}}' > "$BATS_TEST_TMPDIR/s.jsonl"
+	run "$RLWRAP" classify-failure --json --now "$NOW" --exit-code 1 "$BATS_TEST_TMPDIR/s.jsonl"
+	assert_success
+	assert_output --partial '"confidence":0.8,'
+	printf 'Error: monthly limit reached\n' > "$BATS_TEST_TMPDIR/t.jsonl"
+	run "$RLWRAP" classify-failure --json --now "$NOW" --exit-code 1 "$BATS_TEST_TMPDIR/t.jsonl"
+	assert_output --partial '"confidence":0.5,'
+	run "$RLWRAP" classify-failure --json --now "$NOW" --exit-code 1 /dev/null
+	assert_output --partial '"confidence":0.2,'
+}
