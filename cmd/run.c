@@ -778,7 +778,7 @@ run_exec(struct args *args)
 }
 
 static const struct cmd_help run_help[] = {
-	{ "-f, --family FAMILY", "the agent family (claude, codex, gemini, pi, opencode, cursor, qwen, generic) instead of detecting it",
+	{ "-f, --family FAMILY", "the agent family (claude, codex, gemini, pi, opencode, cursor, qwen, goose, amp, copilot, generic) instead of detecting it",
 	  "rlwrap -f claude -- ./my-claude-wrapper -p hi" },
 	{ "-m, --model MODEL", "the model, for model-scoped breakers, instead of detecting it",
 	  "rlwrap -m opus -- claude -p hi" },

@@ -4,7 +4,7 @@ _rlwrap() {
 	_init_completion || return
 
 	local commands="run classify-failure record status reset trip wait recover history help"
-	local families="claude codex gemini pi opencode cursor qwen generic"
+	local families="claude codex gemini pi opencode cursor qwen goose amp copilot generic"
 	local reasons="none rate-limit usage-limit credit-exhausted overloaded unavailable auth timeout invalid-request agent-error no-result exit-nonzero"
 	local wrapper_opts="--family --model --account --wait --retry --raw-stream --signal-file --force --quiet --pty --no-pty --help --version"
 	local sub="" i
