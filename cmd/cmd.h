@@ -111,6 +111,12 @@ void cmd_format_reset(double t, time_t now, char *buf, size_t size);
 /* "2026-11-30T17:00:00+01:00": the local time of t. */
 void cmd_format_local(double t, char *buf, size_t size);
 
+/* status --short (cmd/status_short.c): "claude 1h23m · codex ok". */
+struct breaker;
+struct family_counts;
+int status_print_short(const struct breaker *rows, size_t nrows, const struct family_counts *counts,
+    size_t ncounts, time_t now);
+
 /* history and recover */
 struct run_row;
 /* --since: a duration back from now, or a time. */

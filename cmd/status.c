@@ -1,7 +1,8 @@
 /*
- * rlwrap status [--json] [--all]
+ * rlwrap status [--json] [--all] | --short
  * The breakers that block spawns (open, half-open; --all: every one) and the
- * runs and failures of each family in the last 24 hours.
+ * runs and failures of each family in the last 24 hours; --short prints one
+ * line of them for a prompt (cmd/status_short.c).
  */
 #include <err.h>
 #include <math.h>
@@ -12,11 +13,12 @@
 #include "breaker.h"
 #include "cmd.h"
 
-enum { OPT_JSON = OPT_LONG_BASE, OPT_ALL };
+enum { OPT_JSON = OPT_LONG_BASE, OPT_ALL, OPT_SHORT };
 
 static const struct option status_longopts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "all", no_argument, NULL, OPT_ALL },
+	{ "short", no_argument, NULL, OPT_SHORT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -140,17 +142,22 @@ status_exec(struct args *args)
 	time_t now = cmd_now();
 	int rc = 1;
 
+	if (args_has(args, OPT_SHORT) && (args_has(args, OPT_JSON) || args_has(args, OPT_ALL)))
+		return usage_error(&cmd_status_entry, "--short takes neither --json nor --all");
 	if (!cmd_load_config(&cfg))
 		return 1;
 	if ((store = cmd_open_store(&cfg, true)) == NULL) {
 		config_free(&cfg);
 		return 1;
 	}
-	if (store_breakers_all(store, &d.breakers, &d.breakers_len, &error) &&
-	    store_family_counts(store, (double)now - 86400, &d.counts, &d.counts_len, &error))
-		rc = print_status(&d, args_has(args, OPT_JSON), args_has(args, OPT_ALL), now, store_path(store));
-	else
+	if (!store_breakers_all(store, &d.breakers, &d.breakers_len, &error) ||
+	    !(args_has(args, OPT_SHORT) ? store_families_since : store_family_counts)(store,
+	    (double)now - 86400, &d.counts, &d.counts_len, &error))
 		warnx_visible("%s", error.message);
+	else if (args_has(args, OPT_SHORT))
+		rc = status_print_short(d.breakers, d.breakers_len, d.counts, d.counts_len, now);
+	else
+		rc = print_status(&d, args_has(args, OPT_JSON), args_has(args, OPT_ALL), now, store_path(store));
 	free(d.breakers);
 	free(d.counts);
 	store_close(store);
@@ -163,6 +170,9 @@ static const struct cmd_help status_help[] = {
 	  "rlwrap status --json | jq -r '.breakers[].key'" },
 	{ "--all", "list closed and expired breakers too",
 	  "rlwrap status --all" },
+	{ "--short", "one line for a prompt or status bar: the blocking breakers with the time left, "
+	  "and \"ok\" for the other families that ran in the last 24 hours; nothing when there are none",
+	  "tmux set -g status-right '#(rlwrap status --short 2>/dev/null)'" },
 	{ "--help", "this text", "rlwrap status --help" },
 	{ NULL, NULL, NULL },
 };
@@ -173,7 +183,7 @@ const struct cmd_entry cmd_status_entry = {
 	.longopts = status_longopts,
 	.lower = 0,
 	.upper = 0,
-	.usage = "status [--json] [--all]",
+	.usage = "status [--json] [--all] | --short",
 	.summary = "show the open and half-open breakers and the last 24 hours of runs",
 	.help = status_help,
 	.exec = status_exec,

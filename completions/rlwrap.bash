@@ -42,7 +42,7 @@ _rlwrap() {
 		fi ;;
 	classify-failure) COMPREPLY=($(compgen -W "--json --all --family --exit-code --now --help" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
 	record) COMPREPLY=($(compgen -W "--family --model --account --exit-code --help" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
-	status) COMPREPLY=($(compgen -W "--json --all --help" -- "$cur")) ;;
+	status) COMPREPLY=($(compgen -W "--json --all --short --help" -- "$cur")) ;;
 	reset) COMPREPLY=($(compgen -W "--all --help $families" -- "$cur")) ;;
 	trip) COMPREPLY=($(compgen -W "--for --until --reason --help $families" -- "$cur")) ;;
 	wait) COMPREPLY=($(compgen -W "--timeout --help $families" -- "$cur")) ;;

@@ -174,3 +174,12 @@ store_family_counts(struct store *store, double since, struct family_counts **ro
 {
 	return store->ops->family_counts(store, since, rows, count, err);
 }
+
+bool
+store_families_since(struct store *store, double since, struct family_counts **rows,
+    size_t *count, struct store_error *err)
+{
+	if (store->ops->families_since == NULL)
+		return store->ops->family_counts(store, since, rows, count, err);
+	return store->ops->families_since(store, since, rows, count, err);
+}

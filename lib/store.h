@@ -166,5 +166,10 @@ bool store_wait_add(struct store *store, const struct wait_record *wait, struct 
 /* Per-family runs and failures that started at or after since. */
 bool store_family_counts(struct store *store, double since, struct family_counts **rows,
     size_t *count, struct store_error *err);
+/* The families with a run that started at or after since, by name, without
+ * counting them (runs and failures are -1 when the backend can skip the
+ * count): cheap enough for a shell prompt. */
+bool store_families_since(struct store *store, double since, struct family_counts **rows,
+    size_t *count, struct store_error *err);
 
 #endif

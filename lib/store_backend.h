@@ -37,6 +37,9 @@ struct store_ops {
 	bool (*wait_add)(struct store *store, const struct wait_record *wait, struct store_error *err);
 	bool (*family_counts)(struct store *store, double since, struct family_counts **rows,
 	    size_t *count, struct store_error *err);
+	/* As store_families_since(); NULL: family_counts stands in. */
+	bool (*families_since)(struct store *store, double since, struct family_counts **rows,
+	    size_t *count, struct store_error *err);
 	bool (*runs_each)(struct store *store, const struct run_filter *f, run_row_cb cb, void *arg,
 	    struct store_error *err);
 	bool (*run_mark_recovered)(struct store *store, long long id, long long by,

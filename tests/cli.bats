@@ -48,7 +48,7 @@ long_options() {
 		done
 		# Each item (an option or an operand) has a description and one example.
 		items=$(grep -cE '^  [-A-Z]' <<< "$help")
-		examples=$(grep -cE '^ +\$ rlwrap |^ +\$ .*\| rlwrap ' <<< "$help")
+		examples=$(grep -cE '^ +\$ .*rlwrap' <<< "$help")
 		[ "$items" -gt 0 ] && [ "$items" = "$examples" ] || fail "$cmd: $items items, $examples examples"
 		# No item without a description: text after it, or on the next line.
 		run awk '/^  [-A-Z]/ { item = $0; if (item ~ /^  [^ ].*[^ ]  +[^ $]/) item = ""; next }

@@ -21,6 +21,56 @@ setup() {
 	[ "$(stat -c %a "$RLWRAP_DB")" = 600 ]
 }
 
+@test "status --short: nothing at all on a fresh store" {
+	run "$RLWRAP" status --short
+	assert_success
+	assert_output ""
+	[ "$(RLWRAP_TEST_NOW=$NOW "$RLWRAP" status --short | wc -c)" = 0 ]
+}
+
+@test "status --short: blocking breakers with the time left, then the families that ran lately" {
+	"$RLWRAP" trip --for 83m claude > /dev/null
+	"$RLWRAP" trip --for 3h codex:o3@work > /dev/null
+	"$RLWRAP" trip --for 50h pi > /dev/null
+	"$RLWRAP" -q -f gemini -- true
+	"$RLWRAP" -q -f codex -- true
+	"$RLWRAP" -q -- true                                  # generic: not a family that matters
+	RLWRAP_TEST_NOW=2026-11-29T11:59:00Z "$RLWRAP" -q -f qwen -- true   # over a day ago
+	run "$RLWRAP" status --short
+	assert_success
+	assert_output "claude 1h23m · codex:o3@work 3h00m · gemini ok · pi 2d2h"
+	# Past its reset claude blocks nothing, and it did not run: gone.
+	RLWRAP_TEST_NOW=2026-11-30T13:30:00Z run "$RLWRAP" status --short
+	assert_output "codex:o3@work 1h30m · gemini ok · pi 2d0h"
+}
+
+@test "status --short: under a minute, and a probe that runs" {
+	"$RLWRAP" trip --for 30s claude > /dev/null
+	run "$RLWRAP" status --short
+	assert_output "claude <1m"
+	export RLWRAP_TEST_NOW=2026-11-30T12:01:00Z
+	"$RLWRAP" -f claude -- sh -c 'echo started > "$0"; sleep 5' "$BATS_TEST_TMPDIR/probe.out" > /dev/null 2>&1 &
+	local probe=$!
+	for _ in $(seq 50); do [ -f "$BATS_TEST_TMPDIR/probe.out" ] && break; sleep 0.1; done
+	run "$RLWRAP" status --short
+	assert_output "claude probing"
+	kill "$probe"
+	exits 143 wait "$probe"   # rlwrap ends the way its child did: SIGTERM
+}
+
+@test "status --short: outside text is shown visibly; --json or --all with it is a usage error" {
+	RLWRAP_ACCOUNT=$'team\e[2J' "$RLWRAP" trip --for 1h claude > /dev/null
+	run "$RLWRAP" status --short
+	assert_success
+	refute_output --partial $'\e'
+	assert_output --regexp '^claude@team.*2J 1h00m$'
+	run "$RLWRAP" status --short --json
+	assert_failure 2
+	assert_output --partial "--short takes neither --json nor --all"
+	run "$RLWRAP" status --all --short
+	assert_failure 2
+}
+
 @test "record trips on a provider reset; status shows it in UTC, local and relative" {
 	limit_stream "$BATS_TEST_TMPDIR/s" $((T0 + 4 * 3600))
 	run "$RLWRAP" record "$BATS_TEST_TMPDIR/s"
