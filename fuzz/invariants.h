@@ -381,7 +381,7 @@ static inline const char *
 check_classify_input(const uint8_t *data, size_t size)
 {
 	static const char *const families[16] = {
-		NULL, NULL, NULL, NULL, NULL, NULL, "", "claude", "codex", "gemini", "pi",
+		NULL, NULL, NULL, "goose", "amp", "copilot", "", "claude", "codex", "gemini", "pi",
 		"opencode", "cursor", "qwen", "generic", "nosuch",
 	};
 	const char *family = families[fuzz_header_byte(data, size, 0) % 16];

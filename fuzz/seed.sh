@@ -17,7 +17,8 @@ header() {
 family_byte() {
 	case $1 in
 	claude) echo 7 ;; codex) echo 8 ;; gemini) echo 9 ;; pi) echo 10 ;;
-	opencode) echo 11 ;; cursor) echo 12 ;; qwen) echo 13 ;; *) echo 14 ;;
+	opencode) echo 11 ;; cursor) echo 12 ;; qwen) echo 13 ;;
+	goose) echo 3 ;; amp) echo 4 ;; copilot) echo 5 ;; *) echo 14 ;;
 	esac
 }
 
