@@ -99,9 +99,22 @@ struct store;
 struct breaker_key;
 /* Loads rlwrap.conf(5); on an error prints it and returns false. */
 bool cmd_load_config(struct config *cfg);
-/* Opens the state file; on an error prints one line and returns NULL.
- * read_only_fallback: retry read-only when the file is not writable. */
-struct store *cmd_open_store(const struct config *cfg, bool read_only_fallback);
+
+/* What a state-file subcommand works on: the config and the open store. */
+struct cmd_state {
+	struct config *cfg;
+	struct store *store;
+	bool read_only;        /* opened read-only: the file is not writable */
+};
+/*
+ * Loads the config into cfg and opens the state file; on an error prints
+ * one line and returns false (nothing left to close).  read_only_fallback:
+ * open read-only when the file is not writable.  A writable store has its
+ * dead runs marked lost first (admission.h), so that what the command reads
+ * is true.
+ */
+bool cmd_state_open(struct cmd_state *st, struct config *cfg, bool read_only_fallback);
+void cmd_state_close(struct cmd_state *st);
 /* KEY, with the account resolved as the wrapper would when it names none;
  * a usage error (printed) on a bad key. */
 bool cmd_parse_key(const struct cmd_entry *entry, const struct config *cfg, const char *text,

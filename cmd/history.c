@@ -1,4 +1,5 @@
-/* rlwrap history [--json] [--since D] [--limit N]: every recorded run, newest first. */
+/* rlwrap history [--json] [--since D] [--limit N] [--filter K=V]...: every
+ * recorded run, running, finished or lost, newest first. */
 #include <err.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,9 +10,10 @@
 #include "timeparse.h"
 #include "visible.h"
 
-enum { OPT_JSON = OPT_LONG_BASE, OPT_SINCE, OPT_LIMIT };
+enum { OPT_JSON = OPT_LONG_BASE, OPT_SINCE, OPT_LIMIT, OPT_FILTER };
 
 static const struct option history_longopts[] = {
+	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
@@ -57,9 +59,11 @@ cmd_format_run_line(const struct run_row *r, char *buf, size_t size)
 		strlcpy(reset, " resets ", sizeof(reset));
 		format_utc_iso(r->signal.resets_at, reset + 8, sizeof(reset) - 8);
 	}
+	/* A run that has not finished shows its state where the verdict goes. */
 	snprintf(raw, sizeof(raw), "#%lld %s %s%s%s %s%s exit=%d %s: %s", r->id, when,
 	    *r->family != '\0' ? r->family : "?", *r->model != '\0' ? "/" : "", r->model,
-	    reason_name(r->signal.reason), reset, r->exit_code, *r->cwd != '\0' ? r->cwd : "?", argv);
+	    strcmp(r->state, "finished") == 0 ? reason_name(r->signal.reason) : r->state, reset, r->exit_code,
+	    *r->cwd != '\0' ? r->cwd : "?", argv);
 	/* model, cwd and argv came from the child's stream or command line */
 	visible_text(raw, buf, size);
 }
@@ -87,8 +91,9 @@ history_exec(struct args *args)
 	struct run_filter filter;
 	struct store_error error;
 	struct config cfg;
-	struct store *store;
+	struct cmd_state st;
 	long long limit = 0;
+	char why[512];
 	bool ok;
 
 	run_filter_init(&filter);
@@ -98,15 +103,19 @@ history_exec(struct args *args)
 	    !opt_int(self, "--limit", args_get(args, OPT_LIMIT), 1, 1000000000, &limit)))
 		return EXIT_USAGE;
 	filter.limit = (long)limit;
-	if (!cmd_load_config(&cfg))
+	for (int i = 0; i < args->list_len[OPT_FILTER]; i++)
+		if (!run_filter_add(&filter, args->list[OPT_FILTER][i], why, sizeof(why))) {
+			run_filter_free(&filter);
+			return usage_error(self, "--filter %s", why);
+		}
+	if (!cmd_state_open(&st, &cfg, true)) {
+		run_filter_free(&filter);
 		return 1;
-	store = cmd_open_store(&cfg, true);
-	config_free(&cfg);
-	if (store == NULL)
-		return 1;
+	}
 	ctx.array = json_array();
-	ok = store_runs_each(store, &filter, print_row, &ctx, &error);
-	store_close(store);
+	ok = store_runs_each(st.store, &filter, print_row, &ctx, &error);
+	cmd_state_close(&st);
+	run_filter_free(&filter);
 	if (ok && ctx.json) {
 		json_dumpf(ctx.array, stdout,
 		    JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | SIGNAL_JSON_REALS);
@@ -125,6 +134,8 @@ static const struct cmd_help history_help[] = {
 	  "rlwrap history --since 24h" },
 	{ "--limit N", "at most N runs, newest first",
 	  "rlwrap history --limit 20" },
+	{ "--filter K=V", "only runs whose K (reason, family, model, account, exit, cwd, state) is V;"
+	  " a comma is any of", "rlwrap history --filter state=running,lost" },
 	{ "--help", "this text", "rlwrap history --help" },
 	{ NULL, NULL, NULL },
 };
@@ -135,7 +146,7 @@ const struct cmd_entry cmd_history_entry = {
 	.longopts = history_longopts,
 	.lower = 0,
 	.upper = 0,
-	.usage = "history [--json] [--since D] [--limit N]",
+	.usage = "history [--json] [--since D] [--limit N] [--filter K=V]...",
 	.summary = "list the recorded runs, succeeded and failed, newest first",
 	.help = history_help,
 	.exec = history_exec,

@@ -75,18 +75,12 @@ print_outcome(const struct record_outcome *out, const struct fail_signal *sig, t
 }
 
 static int
-record_store(const struct config *cfg, struct run_report *run, const struct fail_signal *sig, time_t now)
+record_store(const struct cmd_state *st, struct run_report *run, const struct fail_signal *sig, time_t now)
 {
 	struct record_outcome out;
 	struct store_error error;
-	struct store *store = cmd_open_store(cfg, false);
-	bool ok;
 
-	if (store == NULL)
-		return 1;
-	ok = breaker_record_run(store, cfg, run, sig, &out, &error);
-	store_close(store);
-	if (!ok) {
+	if (!breaker_record_run(st->store, st->cfg, run, sig, &out, &error)) {
 		warnx_visible("%s", error.message);
 		return 1;
 	}
@@ -105,16 +99,17 @@ record_exec(struct args *args)
 	time_t now = cmd_now();
 	struct fail_signal sig;
 	struct config cfg;
+	struct cmd_state st;
 	int rc;
 
 	if (family != NULL && !family_known(family))
 		return usage_error(self, "--family %s: not a family (%s)", family, family_list());
 	if (args_has(args, OPT_EXIT) && !opt_int(self, "--exit-code", args_get(args, OPT_EXIT), 0, 255, &exit_code))
 		return EXIT_USAGE;
-	if (!cmd_load_config(&cfg))
+	if (!cmd_state_open(&st, &cfg, false))
 		return 1;
 	if (!classify_file(args->operands[0], family, (int)exit_code, now, &sig, &run.usage)) {
-		config_free(&cfg);
+		cmd_state_close(&st);
 		return 1;
 	}
 	run.family = family != NULL ? family : sig.family;
@@ -125,8 +120,8 @@ record_exec(struct args *args)
 	run.cwd = getcwd(cwd, sizeof(cwd));
 	run.started_at = run.ended_at = (double)now;
 	run.exit_code = (int)exit_code;
-	rc = record_store(&cfg, &run, &sig, now);
-	config_free(&cfg);
+	rc = record_store(&st, &run, &sig, now);
+	cmd_state_close(&st);
 	return rc;
 }
 

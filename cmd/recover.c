@@ -343,6 +343,7 @@ recover_exec(struct args *args)
 	struct run_filter filter;
 	struct store_error error;
 	struct config cfg;
+	struct cmd_state st;
 	char wait[64] = "";
 	int rc = 0;
 
@@ -352,16 +353,11 @@ recover_exec(struct args *args)
 		run_filter_free(&filter);
 		return EXIT_USAGE;
 	}
-	if (!cmd_load_config(&cfg)) {
+	if (!cmd_state_open(&st, &cfg, !args_has(args, OPT_YES))) {
 		run_filter_free(&filter);
 		return 1;
 	}
-	p.store = cmd_open_store(&cfg, !args_has(args, OPT_YES));
-	config_free(&cfg);
-	if (p.store == NULL) {
-		run_filter_free(&filter);
-		return 1;
-	}
+	p.store = st.store;
 	if (!store_runs_each(p.store, &filter, plan_row, &p, &error)) {
 		warnx_visible("%s", error.message);
 		rc = 1;
@@ -370,13 +366,14 @@ recover_exec(struct args *args)
 	else
 		rc = run_plan(&p, *wait != '\0' ? wait : NULL);
 	plan_free(&p);
-	store_close(p.store);
+	cmd_state_close(&st);
 	run_filter_free(&filter);
 	return rc;
 }
 
 static const struct cmd_help recover_help[] = {
-	{ "--filter K=V", "only runs whose K (reason, family, model, account, exit, cwd) is V; a comma is any of",
+	{ "--filter K=V", "only runs whose K (reason, family, model, account, exit, cwd, state) is V;"
+	  " a comma is any of; lost runs (their wrapper died) are failed runs too",
 	  "rlwrap recover --filter reason=rate-limit,usage-limit" },
 	{ "--since D", "only runs that started within a duration back from now, or after a time",
 	  "rlwrap recover --since 2d" },

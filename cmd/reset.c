@@ -20,23 +20,19 @@ reset_exec(struct args *args)
 	struct store_error error;
 	struct breaker_key key;
 	struct config cfg;
-	struct store *store;
+	struct cmd_state st;
 	int matched, closed, rc = 1;
 	char name[512];
 
 	if (all == (args->count == 1))
 		return usage_error(self, "give either --all or one KEY");
-	if (!cmd_load_config(&cfg))
+	if (!cmd_state_open(&st, &cfg, false))
 		return 1;
 	if (!all && !cmd_parse_key(self, &cfg, args->operands[0], &key)) {
-		config_free(&cfg);
+		cmd_state_close(&st);
 		return EXIT_USAGE;
 	}
-	if ((store = cmd_open_store(&cfg, false)) == NULL) {
-		config_free(&cfg);
-		return 1;
-	}
-	if (!breaker_reset(store, all ? NULL : &key, (double)cmd_now(), &matched, &closed, &error))
+	if (!breaker_reset(st.store, all ? NULL : &key, (double)cmd_now(), &matched, &closed, &error))
 		warnx_visible("%s", error.message);
 	else if (!all && matched == 0) {
 		key_format(&key, name, sizeof(name));
@@ -45,8 +41,7 @@ reset_exec(struct args *args)
 		printf("closed %d breaker%s\n", closed, closed == 1 ? "" : "s");
 		rc = 0;
 	}
-	store_close(store);
-	config_free(&cfg);
+	cmd_state_close(&st);
 	return rc;
 }
 

@@ -346,28 +346,35 @@ elapsed_ms(const struct timespec *a, const struct timespec *b)
 	return (long long)(b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000L;
 }
 
-static json_t *
-signal_file_json(const struct run_opts *o, const struct run_identity *id, const struct run_result *r)
+json_t *
+signal_file_json(const struct run_opts *o, const struct run_identity *id, const struct signal_report *s)
 {
-	json_t *obj = signal_to_json(&r->sig, r->now), *argv = json_array();
+	json_t *obj = signal_to_json(s->sig, s->now), *argv = json_array();
 	char when[48];
 
 	for (int i = 0; i < o->argc; i++)
 		json_array_append_new(argv, json_string(o->argv[i]));
+	if (s->refused && s->sig->reason == REASON_NONE)
+		json_object_set_new(obj, "reason", json_null());
+	if (s->reset_source != NULL)
+		json_object_set_new(obj, "reset_source", json_string(s->reset_source));
 	json_object_set_new(obj, "account", json_string(id->account));
 	json_object_set_new(obj, "argv", argv);
-	format_iso_ms(&r->started, when, sizeof(when));
+	format_iso_ms(&s->started, when, sizeof(when));
 	json_object_set_new(obj, "started_at", json_string(when));
-	format_iso_ms(&r->ended, when, sizeof(when));
+	format_iso_ms(&s->ended, when, sizeof(when));
 	json_object_set_new(obj, "ended_at", json_string(when));
-	json_object_set_new(obj, "duration_ms", json_integer(elapsed_ms(&r->started, &r->ended)));
+	json_object_set_new(obj, "duration_ms", json_integer(elapsed_ms(&s->started, &s->ended)));
 	json_object_set_new(obj, "exit_code",
-	    r->term_signal != 0 ? json_null() : json_integer(r->exit_code));
-	json_object_set_new(obj, "term_signal",
-	    r->term_signal != 0 ? json_integer(r->term_signal) : json_null());
-	json_object_set_new(obj, "refused", json_false());
-	json_object_set_new(obj, "run_id", r->run_id != 0 ? json_integer(r->run_id) : json_null());
-	json_object_set_new(obj, "attempts", json_integer(r->attempts));
+	    s->term_signal != 0 ? json_null() : json_integer(s->sig->exit_code));
+	json_object_set_new(obj, "term_signal", s->term_signal != 0 ? json_integer(s->term_signal) : json_null());
+	json_object_set_new(obj, "refused", json_boolean(s->refused));
+	if (s->refused)
+		json_object_set_new(obj, "refused_by", json_string(s->refused_by));
+	if (s->store_error != NULL)
+		json_object_set_new(obj, "store_error", json_string(s->store_error));
+	json_object_set_new(obj, "run_id", s->run_id != 0 ? json_integer(s->run_id) : json_null());
+	json_object_set_new(obj, "attempts", json_integer(s->attempts));
 	return obj;
 }
 
@@ -391,11 +398,17 @@ write_json_file(const char *option, const char *path, json_t *obj)
 static void
 write_signal_file(const struct run_opts *o, const struct run_identity *id, const struct run_result *r)
 {
+	struct fail_signal sig = r->sig;
+	struct signal_report rep = {
+		.sig = &sig, .started = r->started, .ended = r->ended, .term_signal = r->term_signal,
+		.run_id = r->run_id, .attempts = r->attempts, .now = r->now,
+	};
 	json_t *obj;
 
 	if (o->signal_file == NULL)
 		return;
-	obj = signal_file_json(o, id, r);
+	sig.exit_code = r->exit_code;
+	obj = signal_file_json(o, id, &rep);
 	write_json_file("--signal-file", o->signal_file, obj);
 	json_decref(obj);
 }
@@ -518,9 +531,10 @@ run_child(const struct run_opts *o, const struct run_identity *id, struct child_
 }
 
 static void
-spec_init(struct child_spec *spec, const struct run_opts *o, struct run_tap *tap)
+spec_init(struct child_spec *spec, const struct run_opts *o, const struct config *cfg, struct run_tap *tap)
 {
 	memset(spec, 0, sizeof(*spec));
+	spec->die_with_parent = !cfg->wrapper_orphan_keep;
 	spec->argv = o->argv;
 	spec->use_pty = want_pty(o);
 	spec->stderr_on_pty = isatty(STDERR_FILENO);
@@ -611,12 +625,14 @@ run_attempt(struct run_ctx *x, struct run_result *r)
 	r->attempts = attempts + 1;
 	r->now = cmd_now();
 	tap_init(&tap, &x->o, &x->id, x->raw_fd, r->now);
-	spec_init(&spec, &x->o, &tap);
+	spec_init(&spec, &x->o, &x->b.cfg, &tap);
 	attempt_watch(x, r, &tap, &spec);
 	if (child_signals_catch() < 0)
 		err(EXIT_INTERNAL, "signals");
 	clock_gettime(CLOCK_REALTIME, &r->started);
 	r->clock_started = run_clock(&x->b);
+	run_heartbeat_start(&x->b);
+	x->b.spawns++;
 	run_child(&x->o, &x->id, &spec, r);
 	clock_gettime(CLOCK_REALTIME, &r->ended);
 	r->clock_ended = run_clock(&x->b);
@@ -679,8 +695,8 @@ retry_prepare(struct run_ctx *x, double wake, int *exit_rc)
 
 	*exit_rc = -1;
 	rc = wait_plain(&x->b, &x->o, &x->id, "retry", wake + breaker_jitter(wake - now));
-	if (rc < 0 && !x->o.force)
-		rc = gate_before_spawn(&x->b, &x->o, &x->id, x->o.wait_max);
+	if (rc < 0)
+		rc = gate_before_spawn(&x->b, &x->o, &x->id, x->o.wait_max, x->o.force);
 	if (rc == EXIT_REFUSED)
 		return false;
 	if (rc >= 0) {
@@ -753,8 +769,8 @@ run_exec(struct args *args)
 
 	if (!run_setup(args, &x))
 		return EXIT_USAGE;
-	if ((rc = run_breaker_open(&x.b, &x.o, &x.id)) < 0 && !x.o.force)
-		rc = gate_before_spawn(&x.b, &x.o, &x.id, x.o.wait ? x.o.wait_max : -1);
+	if ((rc = run_breaker_open(&x.b, &x.o, &x.id)) < 0)
+		rc = gate_before_spawn(&x.b, &x.o, &x.id, x.o.wait ? x.o.wait_max : -1, x.o.force);
 	if (rc >= 0) {
 		run_cleanup(&x);
 		return rc;

@@ -12,9 +12,11 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "admission.h"
 #include "breaker.h"
 #include "classify.h"
 #include "conf.h"
+#include "waiting.h"
 
 /* The wrapper's options, resolved (all strings owned: argv may be rewritten
  * by setproctitle once the child runs). */
@@ -60,11 +62,18 @@ struct run_result {
 struct run_breaker {
 	struct config cfg;
 	struct store *store;              /* NULL: none (failed open, or given up) */
+	struct store_options store_opts;  /* where it is, for the heartbeat's own connection */
 	bool store_warned;                /* the one store warning is out */
 	bool read_only;                   /* the store is a read-only snapshot: gate only */
 	struct probe_lease holder;        /* this process */
 	bool probing;                     /* this attempt holds probe leases */
-	double clock0, mono0;             /* the run clock's origin */
+	struct wait_clock clock;          /* the run clock */
+	char *argv_json;                  /* the command, redacted, for the running row */
+	bool argv_redacted;
+	struct admission slot;            /* the concurrency gate of this spawn */
+	long long run_id;                 /* this attempt's running row; 0 = none */
+	struct heartbeat *heartbeat;      /* renewing it while the child runs */
+	int spawns;                       /* attempts spawned so far */
 };
 
 /* ---- cmd/run_gate.c ---- */
@@ -80,15 +89,21 @@ void run_breaker_close(struct run_breaker *b);
  * since, so that an injected RLWRAP_TEST_NOW still moves during a wait. */
 double run_clock(const struct run_breaker *b);
 
-/* The gate before a spawn: -1 to spawn (b->probing says whether as the
- * probe), else the exit status (75 refused, 128+n interrupted).  wait_max < 0:
- * refuse instead of waiting. */
+/* The gate before a spawn: the breakers, then a concurrency slot, then the
+ * running row (b->run_id).  -1 to spawn (b->probing says whether as the
+ * probe), else the exit status (75 refused, 128+n interrupted).  An open
+ * breaker is waited out within wait_max (< 0: refused at once); a slot is
+ * always waited for, within o->wait_max.  force: neither breakers nor
+ * slots, the running row only. */
 int gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
-    double wait_max);
+    double wait_max, bool force);
 /* A wait with the countdown, title and signals of a gate wait but no store:
  * until wake (run clock).  -1 when it passed, else 128+n. */
 int wait_plain(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
     const char *why, double wake);
+
+/* While the child runs: the heartbeat of its running row. */
+void run_heartbeat_start(struct run_breaker *b);
 
 /* The probe's first real output: closes the breakers it probes. */
 void probe_output_seen(struct run_breaker *b, const struct run_identity *id);
@@ -97,6 +112,23 @@ void record_after_run(struct run_breaker *b, const struct run_opts *o, const str
     struct run_result *r);
 
 /* ---- cmd/run.c ---- */
+
+/* What --signal-file says, for a run or a refusal: built by
+ * signal_file_json() alone. */
+struct signal_report {
+	const struct fail_signal *sig;    /* exit_code in it */
+	struct timespec started, ended;
+	int term_signal;                  /* 0 = none */
+	bool refused;
+	const char *refused_by;           /* "breaker", "max_concurrent", "store" */
+	const char *reset_source;         /* a refusal: the breaker's own words; NULL: the signal's */
+	const char *store_error;          /* NULL = none */
+	long long run_id;                 /* 0 = none */
+	int attempts;                     /* children spawned, retries included */
+	time_t now;
+};
+json_t *signal_file_json(const struct run_opts *o, const struct run_identity *id,
+    const struct signal_report *s);
 
 /* Writes obj and a newline to path (--signal-file); a warning on failure. */
 void write_json_file(const char *option, const char *path, json_t *obj);

@@ -20,24 +20,18 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "redact.h"
 #include "run.h"
 #include "visible.h"
 
 #define POLL_MS_DEFAULT 5000
-
-static double
-monotonic(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+/* A waiter for a slot looks this often (plus or minus a quarter). */
+#define SLOT_POLL_MS_DEFAULT 100
 
 double
 run_clock(const struct run_breaker *b)
 {
-	return b->clock0 + (monotonic() - b->mono0);
+	return wait_clock_now(&b->clock);
 }
 
 bool
@@ -46,8 +40,7 @@ run_breaker_init(struct run_breaker *b)
 	memset(b, 0, sizeof(*b));
 	if (!cmd_load_config(&b->cfg))
 		return false;
-	b->clock0 = cmd_now_precise();
-	b->mono0 = monotonic();
+	wait_clock_init(&b->clock);
 	probe_holder_self(&b->holder);
 	return true;
 }
@@ -55,9 +48,13 @@ run_breaker_init(struct run_breaker *b)
 void
 run_breaker_close(struct run_breaker *b)
 {
+	heartbeat_stop(b->heartbeat);
+	b->heartbeat = NULL;
 	if (b->store != NULL)
 		store_close(b->store);
 	b->store = NULL;
+	free(b->argv_json);
+	b->argv_json = NULL;
 	config_free(&b->cfg);
 }
 
@@ -69,6 +66,8 @@ store_trouble(struct run_breaker *b, const struct store_error *error)
 	if (!b->store_warned)
 		warnx_visible("state file: %s; running without it", error->message);
 	b->store_warned = true;
+	heartbeat_stop(b->heartbeat);
+	b->heartbeat = NULL;
 	if (b->store != NULL)
 		store_close(b->store);
 	b->store = NULL;
@@ -76,23 +75,21 @@ store_trouble(struct run_breaker *b, const struct store_error *error)
 
 /* ---- refusals ---- */
 
+/* A refusal for --signal-file: the breaker's reason and reset (reason null
+ * without one), exit_code 75, no child. */
 static void
-now_timespec(struct timespec *ts)
+write_refusal(const struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
+    const struct breaker *blk, double until, const char *refused_by, const char *store_error)
 {
-	clock_gettime(CLOCK_REALTIME, ts);
-}
-
-/* The refusal for --signal-file: the FailureSignal fields (the breaker's
- * reason and reset), then refused, argv, times, exit_code 75. */
-static json_t *
-refusal_json(const struct run_opts *o, const struct run_identity *id, const struct breaker *blk,
-    double until, time_t now)
-{
+	struct signal_report rep = {
+		.refused = true, .refused_by = refused_by, .store_error = store_error,
+		.attempts = b->spawns, .now = cmd_now(),
+	};
 	struct fail_signal sig;
-	struct timespec ts;
-	char when[48];
-	json_t *obj, *argv = json_array();
+	json_t *obj;
 
+	if (o->signal_file == NULL)
+		return;
 	signal_init(&sig);
 	sig.reason = blk != NULL ? blk->reason : REASON_NONE;
 	sig.confidence = blk != NULL ? 1.0 : 0;
@@ -104,39 +101,13 @@ refusal_json(const struct run_opts *o, const struct run_identity *id, const stru
 		    sizeof(sig.scope));
 		sig.resets_at = until;
 		strlcpy(sig.message, blk->last_message, sizeof(sig.message));
+		rep.reset_source = blk->reset_source;
 	}
 	sig.exit_code = EXIT_REFUSED;
-	obj = signal_to_json(&sig, now);
-	if (blk == NULL)
-		json_object_set_new(obj, "reason", json_null());
-	else   /* the breaker's own words: provider, text, default or manual */
-		json_object_set_new(obj, "reset_source", json_string(blk->reset_source));
-	for (int i = 0; i < o->argc; i++)
-		json_array_append_new(argv, json_string(o->argv[i]));
-	json_object_set_new(obj, "refused", json_true());
-	json_object_set_new(obj, "account", json_string(id->account));
-	json_object_set_new(obj, "argv", argv);
-	now_timespec(&ts);
-	format_iso_ms(&ts, when, sizeof(when));
-	json_object_set_new(obj, "started_at", json_string(when));
-	json_object_set_new(obj, "ended_at", json_string(when));
-	json_object_set_new(obj, "duration_ms", json_integer(0));
-	json_object_set_new(obj, "term_signal", json_null());
-	json_object_set_new(obj, "run_id", json_null());
-	return obj;
-}
-
-static void
-write_refusal(const struct run_opts *o, const struct run_identity *id, const struct breaker *blk,
-    double until, time_t now, const char *store_error)
-{
-	json_t *obj;
-
-	if (o->signal_file == NULL)
-		return;
-	obj = refusal_json(o, id, blk, until, now);
-	if (store_error != NULL)
-		json_object_set_new(obj, "store_error", json_string(store_error));
+	rep.sig = &sig;
+	clock_gettime(CLOCK_REALTIME, &rep.started);
+	rep.ended = rep.started;
+	obj = signal_file_json(o, id, &rep);
 	write_json_file("--signal-file", o->signal_file, obj);
 	json_decref(obj);
 }
@@ -144,8 +115,8 @@ write_refusal(const struct run_opts *o, const struct run_identity *id, const str
 /* One line: "refused: claude (scope *, account default) open on usage-limit
  * until 2026-11-30T16:00:00Z (2026-11-30 17:00 CET, in 4h0m), reset from provider". */
 static int
-refuse(const struct run_opts *o, const struct run_identity *id, const struct gate_decision *d,
-    double now, double wait_max)
+refuse(const struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
+    const struct gate_decision *d, double now, double wait_max)
 {
 	const struct breaker *blk = &d->blocking;
 	char reset[160], budget[64] = "", holder[320] = "";
@@ -161,37 +132,54 @@ refuse(const struct run_opts *o, const struct run_identity *id, const struct gat
 	warnx_visible("refused: %s (scope %s, account %s) %s on %s%s until %s, reset from %s%s", id->family,
 	    blk->key.scope, blk->key.account, d->probe_busy ? "half-open" : "open",
 	    reason_name(blk->reason), holder, reset, blk->reset_source, budget);
-	write_refusal(o, id, blk, d->blocked_until, (time_t)now, NULL);
+	write_refusal(b, o, id, blk, d->blocked_until, "breaker", NULL);
 	return EXIT_REFUSED;
 }
 
 /* on_store_error = closed: no spawn without the state file's say. */
 static int
-refuse_store(const struct run_opts *o, const struct run_identity *id, const struct store_error *error,
-    double now)
+refuse_store(const struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
+    const struct store_error *error)
 {
 	warnx_visible("refused: state file: %s (on_store_error = closed)", error->message);
-	write_refusal(o, id, NULL, 0, (time_t)now, error->message);
+	write_refusal(b, o, id, NULL, 0, "store", error->message);
+	return EXIT_REFUSED;
+}
+
+/* The --wait budget ran out in the queue for a slot. */
+static int
+refuse_slot(const struct run_breaker *b, const struct run_opts *o, const struct run_identity *id)
+{
+	char budget[32];
+
+	format_duration_short(o->wait_max, budget, sizeof(budget));
+	warnx_visible("refused: %s (account %s): no slot free: %ld running of max_concurrent %ld, %ld ahead; "
+	    "beyond the --wait budget of %s", id->family, id->account, b->slot.running, b->slot.max,
+	    b->slot.ahead, budget);
+	write_refusal(b, o, id, NULL, 0, "max_concurrent", NULL);
 	return EXIT_REFUSED;
 }
 
 int
 run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id)
 {
-	struct store_options opts;
+	struct store_options *opts = &b->store_opts;
 	struct store_error error;
+	json_t *argv = redact_argv_json(o->argc, o->argv, &b->argv_redacted);
 
-	if (store_options_resolve(&opts, b->cfg.store_path, b->cfg.keep_runs, b->cfg.keep_days, &error) &&
-	    store_open(&opts, &b->store, &error))
+	b->argv_json = argv != NULL ? json_dumps(argv, JSON_COMPACT) : NULL;
+	json_decref(argv);
+	if (store_options_resolve(opts, b->cfg.store_path, b->cfg.keep_runs, b->cfg.keep_days, &error) &&
+	    store_open(opts, &b->store, &error))
 		return -1;
 	if (b->cfg.on_store_error == STORE_ERROR_CLOSED && !o->force)
-		return refuse_store(o, id, &error, run_clock(b));
+		return refuse_store(b, o, id, &error);
 	/* A file we may only read still refuses spawns its breakers block. */
 	if (error.status == STORE_ERR_READONLY) {
 		struct store_error ro_error;
 
-		opts.read_only = true;
-		b->read_only = store_open(&opts, &b->store, &ro_error);
+		opts->read_only = true;
+		b->read_only = store_open(opts, &b->store, &ro_error);
 	}
 	warnx_visible("state file: %s; running without %s", error.message,
 	    b->store != NULL ? "recording" : "it");
@@ -199,242 +187,262 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 	return -1;
 }
 
-/* ---- waiting ---- */
+/* ---- waiting: breakers, then a slot, then the running row ---- */
 
 static double
-poll_interval(void)
+env_secs(const char *name, long long dflt_ms)
 {
-	const char *env = getenv("RLWRAP_POLL_MS");
-	long long ms = POLL_MS_DEFAULT;
+	const char *env = getenv(name);
+	long long ms = 0;
 
 	if (env != NULL && *env != '\0')
 		ms = strtonum(env, 1, 3600000, NULL);
-	return (ms > 0 ? (double)ms : POLL_MS_DEFAULT) / 1000;
+	return (double)(ms > 0 ? ms : dflt_ms) / 1000;
 }
 
-static void no_op(int signo) { (void)signo; }
-
-/* Blocks the signals that end a wait (taken with sigtimedwait), with a
- * handler meanwhile so that an inherited SIG_IGN does not swallow them. */
-struct wait_signals {
-	sigset_t set, old_mask;
-	struct sigaction old[3];
-};
-static const int wait_signos[3] = { SIGINT, SIGTERM, SIGHUP };
-
-static void
-wait_signals_block(struct wait_signals *w)
+/* The heartbeat's interval ($RLWRAP_HEARTBEAT_MS, for tests) and how long
+ * a beat keeps a run alive for the other hosts. */
+static double
+heartbeat_interval(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = no_op;
-	sigemptyset(&sa.sa_mask);
-	sigemptyset(&w->set);
-	for (int i = 0; i < 3; i++)
-		sigaddset(&w->set, wait_signos[i]);
-	sigprocmask(SIG_BLOCK, &w->set, &w->old_mask);
-	for (int i = 0; i < 3; i++)
-		sigaction(wait_signos[i], &sa, &w->old[i]);
+	return env_secs("RLWRAP_HEARTBEAT_MS", (long long)(HEARTBEAT_SECS * 1000));
 }
 
-static void
-wait_signals_restore(struct wait_signals *w)
-{
-	for (int i = 0; i < 3; i++)
-		sigaction(wait_signos[i], &w->old[i], NULL);
-	sigprocmask(SIG_SETMASK, &w->old_mask, NULL);
-}
-
-/* Sleeps secs; the signal that cut it short, or 0. */
-static int
-nap(const struct wait_signals *w, double secs)
-{
-	struct timespec ts;
-	int signo;
-
-	if (secs < 0.001)
-		secs = 0.001;
-	ts.tv_sec = (time_t)secs;
-	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
-	signo = sigtimedwait(&w->set, NULL, &ts);
-	return signo > 0 ? signo : 0;
-}
-
-/* What a wait shows: the title, and one line (or a live countdown). */
-struct wait_view {
-	bool live, shown;
-	char what[2048], clock[16];
-	double until;
+/* One spawn's way through the gate: what its checks share. */
+struct gate {
+	struct run_breaker *b;
+	const struct run_opts *o;
+	const struct run_identity *id;
+	struct gate_request req;
+	struct gate_decision d;
+	double wait_max;            /* the breakers' budget; < 0: refuse at once */
+	double breaker_end;         /* start + wait_max */
+	double poll, slot_poll;
+	double blocked_until, wake; /* a breaker wait: the reset and its jittered end */
+	long long wait_id;          /* the waits row of a slot wait; 0 = none */
+	bool store_closed_refuses;  /* the first look: on_store_error = closed applies */
+	char cwd[PATH_MAX];
 };
 
-static void
-view_start(struct wait_view *v, const struct run_opts *o, const struct run_identity *id,
-    const char *why, double until, double now)
-{
-	time_t secs = (time_t)ceil(until);
-	struct tm tm;
-	char reset[160], what[512];
-
-	v->live = !o->quiet && isatty(STDERR_FILENO);
-	v->until = until;
-	/* shown on every tick, so made visible once (the account is the user's) */
-	snprintf(what, sizeof(what), "%s (account %s): %s", id->family, id->account, why);
-	visible_text(what, v->what, sizeof(v->what));
-	if (localtime_r(&secs, &tm) == NULL || strftime(v->clock, sizeof(v->clock), "%H:%M", &tm) == 0)
-		strlcpy(v->clock, "?", sizeof(v->clock));
-	setproctitle("waiting for %s until %s", id->family, v->clock);
-	if (!o->quiet && !v->live && !v->shown) {
-		cmd_format_reset(until, (time_t)now, reset, sizeof(reset));
-		warnx("waiting for %s until %s", v->what, reset);
-	}
-	v->shown = true;
-}
-
-static void
-view_tick(const struct wait_view *v, double now)
-{
-	char left[32];
-
-	if (!v->live)
-		return;
-	format_duration_short(v->until > now ? v->until - now : 0, left, sizeof(left));
-	fprintf(stderr, "\r%s: waiting for %s until %s: %s left\033[K", getprogname(), v->what, v->clock,
-	    left);
-	fflush(stderr);
-}
-
-static void
-view_end(const struct wait_view *v)
-{
-	if (v->live) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
-}
-
-/* The gate again during a wait: -1 go, 0 keep waiting (d updated), else
- * the exit status. */
+/* The breakers: WAIT_GO, WAIT_MORE (r filled), or an exit status. */
 static int
-recheck(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
-    struct gate_request *req, struct gate_decision *d, double budget_end)
+check_breakers(struct gate *g, double now, struct wait_reason *r)
 {
-	double now = run_clock(b);
+	struct run_breaker *b = g->b;
 	struct store_error error;
 
-	req->record = false;
-	req->wait_max = budget_end > now ? budget_end - now : 0;
-	if (!breaker_gate(b->store, &b->cfg, req, now, d, &error)) {
+	g->req.wait_max = g->wait_max < 0 ? -1 : g->breaker_end > now ? g->breaker_end - now : 0;
+	if (!breaker_gate(b->store, &b->cfg, &g->req, now, &g->d, &error)) {
+		if (g->store_closed_refuses && b->cfg.on_store_error == STORE_ERROR_CLOSED)
+			return refuse_store(b, g->o, g->id, &error);
 		store_trouble(b, &error);
-		return -1;
+		return WAIT_GO;
 	}
-	if (d->verdict == GATE_RUN || d->verdict == GATE_PROBE) {
-		b->probing = d->verdict == GATE_PROBE;
-		return -1;
+	g->req.record = false;
+	switch (g->d.verdict) {
+	case GATE_RUN:
+		return WAIT_GO;
+	case GATE_PROBE:
+		b->probing = true;
+		return WAIT_GO;
+	case GATE_REFUSE:
+		return refuse(b, g->o, g->id, &g->d, now, g->wait_max);
+	case GATE_WAIT:
+		break;
 	}
-	if (d->verdict == GATE_REFUSE)
-		return refuse(o, id, d, now, o->wait_max);
-	d->until = d->blocked_until + breaker_jitter(d->blocked_until - now);
-	return 0;
+	if (g->d.blocked_until != g->blocked_until) {
+		g->blocked_until = g->d.blocked_until;
+		g->wake = g->d.blocked_until + breaker_jitter(g->d.blocked_until - now);
+	}
+	strlcpy(r->why, reason_name(g->d.blocking.reason), sizeof(r->why));
+	strlcpy(r->title, g->id->family, sizeof(r->title));
+	r->until = g->wake;
+	/* Between the reset and the jitter's end it only sleeps, so that
+	 * waiters do not all come back in the same second. */
+	r->next_check = now < g->blocked_until && now + g->poll < g->wake ? now + g->poll : g->wake;
+	return WAIT_MORE;
 }
 
-/*
- * Waits out d (WAIT): sleeps in steps, shows the countdown, and asks the
- * store again every poll interval while the reset is ahead (a reset or a
- * probe's success ends the wait, a new trip moves it) and once the reset
- * plus jitter has passed.  Between the reset and the jitter's end it only
- * sleeps, so that waiters do not all come back in the same second.
- */
-static int
-wait_gate(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
-    struct gate_request *req, struct gate_decision *d)
+/* The running row this spawn would write. */
+static void
+running_row(struct gate *g, double now, struct run_row *rec)
 {
-	double start = run_clock(b), budget_end = start + req->wait_max, poll = poll_interval();
-	double next_check = start + poll, shown_until = -1;
-	struct wait_signals ws;
-	struct wait_view view = { 0 };
-	int rc = 0, signo;
+	memset(rec, 0, sizeof(*rec));
+	rec->argv_json = g->b->argv_json;
+	rec->argv_redacted = g->b->argv_redacted;
+	rec->cwd = g->cwd;
+	rec->family = g->id->family;
+	rec->model = g->id->model;
+	rec->account = g->id->account;
+	rec->source = "wrap";
+	rec->started_at = now;
+	rec->exit_code = -1;
+	signal_init(&rec->signal);
+	rec->usage.input_tokens = rec->usage.output_tokens = -1;
+	rec->usage.cost_usd = -1;
+}
 
-	wait_signals_block(&ws);
-	while (rc == 0) {
-		double now = run_clock(b), step;
+/* The waits row of a slot wait: who, why, since when (its end at the end). */
+static void
+slot_wait_row(struct gate *g, double now)
+{
+	struct wait_record w = {
+		.kind = "wait", .model = g->id->model, .at = now, .pid = g->b->holder.pid,
+		.host = g->b->holder.host, .account = g->id->account, .family = g->id->family,
+		.why = "max-concurrent",
+	};
+	struct store_error error;
 
-		if (now >= d->until || (now < d->blocked_until && now >= next_check)) {
-			if ((rc = recheck(b, o, id, req, d, budget_end)) != 0)
-				break;
-			next_check = now + poll;
-		}
-		if (d->until != shown_until)
-			view_start(&view, o, id, reason_name(d->blocking.reason), d->until, now);
-		shown_until = d->until;
-		view_tick(&view, now);
-		step = d->until - now;
-		if (now < d->blocked_until && next_check - now < step)
-			step = next_check - now;
-		if (view.live && step > 1)
-			step = 1;
-		if ((signo = nap(&ws, step)) != 0)
-			rc = 128 + signo;
+	if (g->wait_id == 0 && !store_wait_add(g->b->store, &w, &g->wait_id, &error))
+		store_trouble(g->b, &error);
+}
+
+/* A slot: take is false for a look that only keeps our place. */
+static int
+check_slot(struct gate *g, double now, struct wait_reason *r, bool take)
+{
+	struct run_breaker *b = g->b;
+	struct run_row rec;
+	struct store_error error;
+	bool admitted;
+
+	running_row(g, now, &rec);
+	if (!admission_try(b->store, &b->slot, take ? &rec : NULL, now, &admitted, &b->run_id, &error)) {
+		store_trouble(b, &error);
+		return WAIT_GO;
 	}
-	view_end(&view);
-	wait_signals_restore(&ws);
+	if (admitted)
+		return WAIT_GO;
+	slot_wait_row(g, now);
+	snprintf(r->why, sizeof(r->why), "a slot (%ld running of max_concurrent %ld, %ld ahead)",
+	    b->slot.running, b->slot.max, b->slot.ahead);
+	snprintf(r->title, sizeof(r->title), "a %s slot", g->id->family);
+	r->until = 0;
+	r->next_check = now + g->slot_poll * (0.75 + (double)arc4random_uniform(501) / 1000);
+	return WAIT_MORE;
+}
+
+/* The gate proper.  With a limit, the queue is looked at first, so that a
+ * waiter for a slot takes no probe lease it would sit on. */
+static int
+check_gate(void *arg, double now, struct wait_reason *r)
+{
+	struct gate *g = arg;
+	struct run_breaker *b = g->b;
+	int rc = WAIT_GO;
+
+	if (b->store != NULL && !b->read_only && b->slot.max > 0)
+		rc = check_slot(g, now, r, false);
+	if (rc == WAIT_GO && b->store != NULL && !g->o->force)
+		rc = check_breakers(g, now, r);
+	g->store_closed_refuses = false;
+	if (rc == WAIT_GO && b->store != NULL && !b->read_only)
+		rc = check_slot(g, now, r, true);
 	return rc;
+}
+
+/* Whatever way the wait ended: our ticket back, the waits row's end. */
+static void
+gate_done(struct gate *g)
+{
+	struct run_breaker *b = g->b;
+	struct store_error error;
+
+	if (b->store == NULL)
+		return;
+	if ((b->slot.ticket != 0 && !admission_leave(b->store, &b->slot, &error)) ||
+	    (g->wait_id != 0 && !store_wait_end(b->store, g->wait_id, run_clock(b), &error)))
+		store_trouble(b, &error);
+}
+
+int
+gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
+    double wait_max, bool force)
+{
+	double now = run_clock(b);
+	struct gate g = {
+		.b = b, .o = o, .id = id, .wait_max = wait_max, .breaker_end = now + wait_max,
+		.poll = env_secs("RLWRAP_POLL_MS", POLL_MS_DEFAULT),
+		.slot_poll = env_secs("RLWRAP_SLOT_POLL_MS", SLOT_POLL_MS_DEFAULT),
+		.store_closed_refuses = true,
+		.req = { .account = id->account, .family = id->family, .model = id->model,
+		    .holder = b->holder, .record = !b->read_only },
+	};
+	char who[CONFIG_ACCOUNT_MAX + 64];
+	struct wait_loop w = {
+		.clock = &b->clock, .who = who, .quiet = o->quiet, .budget_end = now + o->wait_max,
+		.check = check_gate, .arg = &g,
+	};
+	struct wait_reason r = { .until = 0 };
+	int rc;
+
+	snprintf(who, sizeof(who), "%s (account %s)", id->family, id->account);
+	if (getcwd(g.cwd, sizeof(g.cwd)) == NULL)
+		g.cwd[0] = '\0';
+	b->probing = false;
+	b->run_id = 0;
+	b->slot = (struct admission){
+		.account = id->account, .family = id->family, .self = b->holder,
+		.max = force ? 0 : config_max_concurrent(&b->cfg, id->family),
+		.ttl = heartbeat_interval() * HEARTBEAT_TTL_FACTOR,
+	};
+	if ((rc = check_gate(&g, now, &r)) == WAIT_MORE)
+		rc = wait_loop_run(&w, &r);
+	gate_done(&g);
+	if (rc == WAIT_TIMEOUT)
+		return refuse_slot(b, o, id);
+	return rc == WAIT_GO ? -1 : rc;
+}
+
+/* ---- a plain wait (--retry's backoff) ---- */
+
+struct plain_wait {
+	double wake;
+	const char *why, *family;
+};
+
+static int
+check_plain(void *arg, double now, struct wait_reason *r)
+{
+	const struct plain_wait *p = arg;
+
+	if (now >= p->wake)
+		return WAIT_GO;
+	strlcpy(r->why, p->why, sizeof(r->why));
+	strlcpy(r->title, p->family, sizeof(r->title));
+	r->until = r->next_check = p->wake;
+	return WAIT_MORE;
 }
 
 int
 wait_plain(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
     const char *why, double wake)
 {
-	struct wait_signals ws;
-	struct wait_view view = { 0 };
-	double now;
-	int signo = 0;
+	struct plain_wait p = { .wake = wake, .why = why, .family = id->family };
+	char who[CONFIG_ACCOUNT_MAX + 64];
+	struct wait_loop w = {
+		.clock = &b->clock, .who = who, .quiet = o->quiet, .budget_end = -1,
+		.check = check_plain, .arg = &p,
+	};
+	struct wait_reason r;
+	int rc;
 
-	wait_signals_block(&ws);
-	view_start(&view, o, id, why, wake, run_clock(b));
-	while (signo == 0 && (now = run_clock(b)) < wake) {
-		view_tick(&view, now);
-		signo = nap(&ws, view.live && wake - now > 1 ? 1 : wake - now);
-	}
-	view_end(&view);
-	wait_signals_restore(&ws);
-	return signo != 0 ? 128 + signo : -1;
+	snprintf(who, sizeof(who), "%s (account %s)", id->family, id->account);
+	if ((rc = check_plain(&p, run_clock(b), &r)) == WAIT_MORE)
+		rc = wait_loop_run(&w, &r);
+	return rc == WAIT_GO ? -1 : rc;
 }
 
-int
-gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
-    double wait_max)
-{
-	struct gate_request req = {
-		.account = id->account, .family = id->family, .model = id->model,
-		.holder = b->holder, .wait_max = wait_max, .jitter = 0, .record = !b->read_only,
-	};
-	struct gate_decision d;
-	struct store_error error;
-	double now = run_clock(b);
+/* ---- the heartbeat ---- */
 
-	b->probing = false;
-	if (b->store == NULL)
-		return -1;
-	if (!breaker_gate(b->store, &b->cfg, &req, now, &d, &error)) {
-		if (b->cfg.on_store_error == STORE_ERROR_CLOSED)
-			return refuse_store(o, id, &error, now);
-		store_trouble(b, &error);
-		return -1;
-	}
-	switch (d.verdict) {
-	case GATE_RUN:
-		return -1;
-	case GATE_PROBE:
-		b->probing = true;
-		return -1;
-	case GATE_REFUSE:
-		return refuse(o, id, &d, now, wait_max);
-	case GATE_WAIT:
-		break;
-	}
-	d.until = d.blocked_until + breaker_jitter(d.blocked_until - now);
-	return wait_gate(b, o, id, &req, &d);
+void
+run_heartbeat_start(struct run_breaker *b)
+{
+	double interval = heartbeat_interval();
+
+	if (b->store != NULL && b->run_id != 0 && b->heartbeat == NULL)
+		b->heartbeat = heartbeat_start(&b->store_opts, b->run_id, interval,
+		    interval * HEARTBEAT_TTL_FACTOR, wait_clock_read, &b->clock);
 }
 
 /* ---- during and after the run ---- */
@@ -465,11 +473,14 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 		.model = r->sig.model, .source = "wrap",
 		.started_at = r->clock_started, .ended_at = r->clock_ended,
 		.exit_code = r->term_signal != 0 ? -1 : r->exit_code, .term_signal = r->term_signal,
-		.usage = r->usage, .holder = &b->holder,
+		.usage = r->usage, .holder = &b->holder, .run_id = b->run_id,
 	};
 	struct store_error error;
 
+	heartbeat_stop(b->heartbeat);
+	b->heartbeat = NULL;
 	r->run_id = 0;
+	b->run_id = 0;
 	b->probing = false;
 	if (b->store == NULL)
 		return;

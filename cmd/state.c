@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "admission.h"
 #include "breaker.h"
 #include "cmd.h"
 
@@ -21,13 +22,14 @@ cmd_load_config(struct config *cfg)
 	return false;
 }
 
-struct store *
-cmd_open_store(const struct config *cfg, bool read_only_fallback)
+static struct store *
+open_store(const struct config *cfg, bool read_only_fallback, bool *read_only)
 {
 	struct store_options opts;
 	struct store_error error;
 	struct store *store;
 
+	*read_only = false;
 	if (!store_options_resolve(&opts, cfg->store_path, cfg->keep_runs, cfg->keep_days, &error)) {
 		warnx_visible("%s", error.message);
 		return NULL;
@@ -35,12 +37,43 @@ cmd_open_store(const struct config *cfg, bool read_only_fallback)
 	if (store_open(&opts, &store, &error))
 		return store;
 	if (read_only_fallback && error.status == STORE_ERR_READONLY) {
-		opts.read_only = true;
+		opts.read_only = *read_only = true;
 		if (store_open(&opts, &store, &error))
 			return store;
 	}
 	warnx_visible("%s", error.message);
 	return NULL;
+}
+
+bool
+cmd_state_open(struct cmd_state *st, struct config *cfg, bool read_only_fallback)
+{
+	struct store_error error;
+	struct probe_lease self;
+
+	memset(st, 0, sizeof(*st));
+	if (!cmd_load_config(cfg))
+		return false;
+	if ((st->store = open_store(cfg, read_only_fallback, &st->read_only)) == NULL) {
+		config_free(cfg);
+		return false;
+	}
+	st->cfg = cfg;
+	/* Best effort: a store too busy to clear the dead now is cleared by the
+	 * next look, and the command's own work says what is wrong with it. */
+	probe_holder_self(&self);
+	if (!st->read_only)
+		(void)admission_reap(st->store, cmd_now_precise(), self.host, NULL, &error);
+	return true;
+}
+
+void
+cmd_state_close(struct cmd_state *st)
+{
+	store_close(st->store);
+	if (st->cfg != NULL)
+		config_free(st->cfg);
+	memset(st, 0, sizeof(*st));
 }
 
 bool

@@ -1,8 +1,9 @@
 /*
  * rlwrap status [--json] [--all] | --short
- * The breakers that block spawns (open, half-open; --all: every one) and the
- * runs and failures of each family in the last 24 hours; --short prints one
- * line of them for a prompt (cmd/status_short.c).
+ * The breakers that block spawns (open, half-open; --all: every one), the
+ * runs running now and the spawns waiting for a slot, and the runs and
+ * failures of each family in the last 24 hours; --short prints one line of
+ * the breakers and failures for a prompt (cmd/status_short.c).
  */
 #include <err.h>
 #include <math.h>
@@ -10,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "admission.h"
 #include "breaker.h"
 #include "cmd.h"
 
@@ -88,14 +90,76 @@ struct status_data {
 	size_t breakers_len;
 	struct family_counts *counts;
 	size_t counts_len;
+	struct running_run *running;
+	size_t running_len;
+	struct slot_ticket *tickets;
+	size_t tickets_len;
 };
+
+static json_t *
+running_json(const struct running_run *r, time_t now)
+{
+	return json_pack("{s:I, s:s, s:I, s:s, s:o, s:s, s:o, s:o, s:I}", "run_id", (json_int_t)r->id,
+	    "host", r->owner.host, "pid", (json_int_t)r->owner.pid, "family", r->family,
+	    "model", text_or_null(r->model), "account", r->account, "cwd", text_or_null(r->cwd),
+	    "started_at", time_or_null(r->started_at, false),
+	    "running_secs", (json_int_t)((double)now > r->started_at ? (double)now - r->started_at : 0));
+}
+
+static json_t *
+ticket_json(const struct slot_ticket *t, long position, time_t now)
+{
+	return json_pack("{s:s, s:I, s:s, s:s, s:o, s:I, s:I}", "host", t->owner.host,
+	    "pid", (json_int_t)t->owner.pid, "family", t->family, "account", t->account,
+	    "since", time_or_null(t->at, false),
+	    "waiting_secs", (json_int_t)((double)now > t->at ? (double)now - t->at : 0),
+	    "position", (json_int_t)position);
+}
+
+/* The live runs and the queue for slots: what runs now, and who waits. */
+static void
+print_running(const struct status_data *d, json_t *out, time_t now, const char *host)
+{
+	char took[32];
+
+	for (size_t i = 0; i < d->running_len; i++) {
+		const struct running_run *r = &d->running[i];
+
+		if (!owner_live(&r->owner, (double)now, host))
+			continue;
+		format_duration_short((double)now > r->started_at ? (double)now - r->started_at : 0, took,
+		    sizeof(took));
+		if (out != NULL)
+			json_array_append_new(json_object_get(out, "running"), running_json(r, now));
+		else
+			printf("running #%lld %s%s%s (account %s) on %s, pid %ld, for %s\n", r->id, r->family,
+			    r->model[0] != '\0' ? "/" : "", r->model, r->account, r->owner.host, r->owner.pid, took);
+	}
+	for (size_t i = 0, pos = 0; i < d->tickets_len; i++) {
+		const struct slot_ticket *t = &d->tickets[i];
+
+		if (!owner_live(&t->owner, (double)now, host))
+			continue;
+		/* Places count within the ticket's own (account, family) queue. */
+		pos = 1;
+		for (size_t j = 0; j < i; j++)
+			pos += strcmp(d->tickets[j].family, t->family) == 0 &&
+			    strcmp(d->tickets[j].account, t->account) == 0;
+		format_duration_short((double)now > t->at ? (double)now - t->at : 0, took, sizeof(took));
+		if (out != NULL)
+			json_array_append_new(json_object_get(out, "waiting"), ticket_json(t, (long)pos, now));
+		else
+			printf("waiting for a %s slot (account %s) on %s, pid %ld, for %s, number %zu in line\n",
+			    t->family, t->account, t->owner.host, t->owner.pid, took, pos);
+	}
+}
 
 static int
 print_status(const struct status_data *d, bool json, bool all, time_t now, const char *path)
 {
 	struct probe_lease self;
-	json_t *out = json_pack("{s:o, s:s, s:[], s:[]}", "now", time_or_null((double)now, false),
-	    "store", path, "breakers", "runs_24h");
+	json_t *out = json_pack("{s:o, s:s, s:[], s:[], s:[], s:[]}", "now", time_or_null((double)now, false),
+	    "store", path, "breakers", "running", "waiting", "runs_24h");
 	size_t shown = 0;
 
 	probe_holder_self(&self);
@@ -112,6 +176,7 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, const
 	}
 	if (!json && shown == 0)
 		printf(all ? "no breakers\n" : "no open breakers\n");
+	print_running(d, json ? out : NULL, now, self.host);
 	if (!json && d->counts_len > 0)
 		printf("last 24h:\n");
 	for (size_t i = 0; i < d->counts_len; i++) {
@@ -138,30 +203,31 @@ status_exec(struct args *args)
 	struct status_data d = { 0 };
 	struct store_error error;
 	struct config cfg;
-	struct store *store;
+	struct cmd_state st;
 	time_t now = cmd_now();
 	int rc = 1;
 
 	if (args_has(args, OPT_SHORT) && (args_has(args, OPT_JSON) || args_has(args, OPT_ALL)))
 		return usage_error(&cmd_status_entry, "--short takes neither --json nor --all");
-	if (!cmd_load_config(&cfg))
+	if (!cmd_state_open(&st, &cfg, true))
 		return 1;
-	if ((store = cmd_open_store(&cfg, true)) == NULL) {
-		config_free(&cfg);
-		return 1;
-	}
-	if (!store_breakers_all(store, &d.breakers, &d.breakers_len, &error) ||
-	    !(args_has(args, OPT_SHORT) ? store_families_since : store_family_counts)(store,
-	    (double)now - 86400, &d.counts, &d.counts_len, &error))
+	if (!store_breakers_all(st.store, &d.breakers, &d.breakers_len, &error) ||
+	    !(args_has(args, OPT_SHORT) ? store_families_since : store_family_counts)(st.store,
+	    (double)now - 86400, &d.counts, &d.counts_len, &error) ||
+	    (!args_has(args, OPT_SHORT) &&
+	    (!store_running(st.store, NULL, NULL, &d.running, &d.running_len, &error) ||
+	    !store_tickets(st.store, NULL, NULL, &d.tickets, &d.tickets_len, &error))))
 		warnx_visible("%s", error.message);
 	else if (args_has(args, OPT_SHORT))
 		rc = status_print_short(d.breakers, d.breakers_len, d.counts, d.counts_len, now);
 	else
-		rc = print_status(&d, args_has(args, OPT_JSON), args_has(args, OPT_ALL), now, store_path(store));
+		rc = print_status(&d, args_has(args, OPT_JSON), args_has(args, OPT_ALL), now,
+		    store_path(st.store));
 	free(d.breakers);
 	free(d.counts);
-	store_close(store);
-	config_free(&cfg);
+	free(d.running);
+	free(d.tickets);
+	cmd_state_close(&st);
 	return rc;
 }
 

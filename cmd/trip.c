@@ -48,7 +48,7 @@ trip_exec(struct args *args)
 	struct breaker_key key;
 	struct breaker after;
 	struct config cfg;
-	struct store *store;
+	struct cmd_state st;
 	char name[512], reset[160];
 	double resets_at;
 	int rc = 1;
@@ -58,17 +58,13 @@ trip_exec(struct args *args)
 	if (args_has(args, OPT_REASON) && (!reason_from_name(args_get(args, OPT_REASON), &reason) ||
 	    reason == REASON_NONE))
 		return usage_error(self, "--reason %s: not a failure reason", args_get(args, OPT_REASON));
-	if (!cmd_load_config(&cfg))
+	if (!cmd_state_open(&st, &cfg, false))
 		return 1;
 	if (!cmd_parse_key(self, &cfg, args->operands[0], &key)) {
-		config_free(&cfg);
+		cmd_state_close(&st);
 		return EXIT_USAGE;
 	}
-	if ((store = cmd_open_store(&cfg, false)) == NULL) {
-		config_free(&cfg);
-		return 1;
-	}
-	if (breaker_trip_manual(store, &cfg, &key, reason, resets_at, (double)now, &after, &error)) {
+	if (breaker_trip_manual(st.store, &cfg, &key, reason, resets_at, (double)now, &after, &error)) {
 		key_format(&after.key, name, sizeof(name));
 		cmd_format_reset(after.resets_at, now, reset, sizeof(reset));
 		print_visible("%s (account %s): open until %s, %s from %s", name, after.key.account, reset,
@@ -76,8 +72,7 @@ trip_exec(struct args *args)
 		rc = 0;
 	} else
 		warnx_visible("%s", error.message);
-	store_close(store);
-	config_free(&cfg);
+	cmd_state_close(&st);
 	return rc;
 }
 

@@ -1,18 +1,17 @@
 /*
  * rlwrap wait [--timeout DURATION] KEY
  * Blocks until nothing blocks a spawn of KEY (closed, or past its reset with
- * no live probe): exit 0; 75 when the timeout (real time) runs out first;
- * 130 on SIGINT.  Re-reads the store every second.
+ * no live probe): exit 0; 75 when the timeout runs out first; 128+n on
+ * SIGINT, SIGTERM or SIGHUP.  Re-reads the store every second, in the
+ * wrapper's own waiting loop (waiting.h).
  */
 #include <err.h>
-#include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "breaker.h"
 #include "cmd.h"
+#include "waiting.h"
 
 enum { OPT_TIMEOUT = OPT_LONG_BASE };
 
@@ -21,102 +20,77 @@ static const struct option wait_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static volatile sig_atomic_t interrupted;
+struct key_wait {
+	struct store *store;
+	const struct breaker_key *key;
+	const char *name;
+	double end;                /* the timeout's end; < 0: none */
+};
 
-static void
-on_sigint(int signo)
-{
-	interrupted = 1;
-}
-
-static double
-monotonic(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* Sleeps up to secs; false when SIGINT came. */
-static bool
-nap(double secs)
-{
-	struct timespec ts = { (time_t)secs, (long)((secs - (double)(time_t)secs) * 1e9) };
-
-	if (secs <= 0)
-		return !interrupted;
-	if (nanosleep(&ts, NULL) != 0 && errno != EINTR)
-		return !interrupted;
-	return !interrupted;
-}
-
-/* The wait proper: 0, 75, 130, or 1 on a store error. */
+/* Blocked: WAIT_MORE until the next look; else 0, 75, or 1 on a store error. */
 static int
-wait_loop(struct store *store, const struct breaker_key *key, double timeout)
+check_key(void *arg, double now, struct wait_reason *r)
 {
-	const char *model = strcmp(key->scope, SCOPE_FAMILY) == 0 ? "" : key->scope;
-	double start = monotonic(), clock0 = (double)cmd_now(), elapsed = 0;
+	const struct key_wait *k = arg;
+	const char *model = strcmp(k->key->scope, SCOPE_FAMILY) == 0 ? "" : k->key->scope;
 	struct store_error error;
 	struct breaker blocking;
-	char name[512], reset[160];
-	bool blocked, said = false;
+	bool blocked;
 
-	key_format(key, name, sizeof(name));
-	for (;;) {
-		double now = clock0 + elapsed;
-
-		if (!breaker_blocked(store, key->account, key->family, model, now, &blocked, &blocking, &error)) {
-			warnx_visible("%s", error.message);
-			return 1;
-		}
-		if (!blocked)
-			return 0;
-		if (!said) {
-			cmd_format_reset(blocking.resets_at, (time_t)now, reset, sizeof(reset));
-			warnx_visible("waiting for %s: %s, reset %s", name, blocking.resets_at > now ? "open" : "half-open (a probe runs)", reset);
-			said = true;
-		}
-		if (timeout >= 0 && elapsed >= timeout) {
-			warnx_visible("%s: still blocked after the timeout", name);
-			return EXIT_REFUSED;
-		}
-		if (!nap(timeout >= 0 && timeout - elapsed < 1 ? timeout - elapsed : 1))
-			return 130;
-		elapsed = monotonic() - start;
+	if (!breaker_blocked(k->store, k->key->account, k->key->family, model, now, &blocked, &blocking,
+	    &error)) {
+		warnx_visible("%s", error.message);
+		return 1;
 	}
+	if (!blocked)
+		return 0;
+	if (k->end >= 0 && now >= k->end) {
+		warnx_visible("%s: still blocked after the timeout", k->name);
+		return EXIT_REFUSED;
+	}
+	strlcpy(r->why, blocking.resets_at > now ? "open" : "half-open (a probe runs)", sizeof(r->why));
+	strlcpy(r->title, k->name, sizeof(r->title));
+	r->until = blocking.resets_at > now ? blocking.resets_at : blocking.lease.expires_at;
+	r->next_check = now + 1;
+	if (k->end >= 0 && k->end < r->next_check)
+		r->next_check = k->end;
+	return WAIT_MORE;
 }
 
 static int
 wait_exec(struct args *args)
 {
 	const struct cmd_entry *self = &cmd_wait_entry;
-	struct sigaction sa;
 	struct breaker_key key;
 	struct config cfg;
-	struct store *store;
+	struct cmd_state st;
+	struct wait_clock clock;
+	struct wait_reason r = { .until = 0 };
+	char name[512];
 	double timeout = -1;
 	int rc;
 
 	if (args_has(args, OPT_TIMEOUT) && !opt_duration(self, "--timeout", args_get(args, OPT_TIMEOUT), &timeout))
 		return EXIT_USAGE;
-	if (!cmd_load_config(&cfg))
+	if (!cmd_state_open(&st, &cfg, true))
 		return 1;
 	if (!cmd_parse_key(self, &cfg, args->operands[0], &key)) {
-		config_free(&cfg);
+		cmd_state_close(&st);
 		return EXIT_USAGE;
 	}
-	if ((store = cmd_open_store(&cfg, true)) == NULL) {
-		config_free(&cfg);
-		return 1;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	rc = wait_loop(store, &key, timeout);
-	store_close(store);
-	config_free(&cfg);
+	key_format(&key, name, sizeof(name));
+	wait_clock_init(&clock);
+	struct key_wait k = {
+		.store = st.store, .key = &key, .name = name,
+		.end = timeout >= 0 ? wait_clock_now(&clock) + timeout : -1,
+	};
+	struct wait_loop w = {
+		.clock = &clock, .who = name, .budget_end = -1, .check = check_key, .arg = &k,
+	};
+
+	if ((rc = check_key(&k, wait_clock_now(&clock), &r)) == WAIT_MORE)
+		rc = wait_loop_run(&w, &r);
+	cmd_state_close(&st);
 	return rc;
 }
 

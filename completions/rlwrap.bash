@@ -47,7 +47,7 @@ _rlwrap() {
 	trip) COMPREPLY=($(compgen -W "--for --until --reason --help $families" -- "$cur")) ;;
 	wait) COMPREPLY=($(compgen -W "--timeout --help $families" -- "$cur")) ;;
 	recover) COMPREPLY=($(compgen -W "--filter --since --limit --json --yes --wait --help" -- "$cur")) ;;
-	history) COMPREPLY=($(compgen -W "--json --since --limit --help" -- "$cur")) ;;
+	history) COMPREPLY=($(compgen -W "--json --since --limit --filter --help" -- "$cur")) ;;
 	help) COMPREPLY=($(compgen -W "--help $commands" -- "$cur")) ;;
 	run) COMPREPLY=($(compgen -W "$wrapper_opts" -- "$cur") $(compgen -c -- "$cur")) ;;
 	*) _command_offset "$i" ;;

@@ -8,9 +8,17 @@
 #include "breaker.h"
 #include "redact.h"
 
+/* $RLWRAP_HOST names this host when set (containers that share a hostname,
+ * or tests that play two hosts), else the hostname. */
 static void
 local_host(char *buf, size_t size)
 {
+	const char *env = getenv("RLWRAP_HOST");
+
+	if (env != NULL && *env != '\0') {
+		strlcpy(buf, env, size);
+		return;
+	}
 	if (gethostname(buf, size) != 0)
 		strlcpy(buf, "localhost", size);
 	buf[size - 1] = '\0';
@@ -30,8 +38,10 @@ proc_start_time(long pid)
 	n = fread(buf, 1, sizeof(buf) - 1, fp);
 	fclose(fp);
 	buf[n] = '\0';
-	/* The command name (field 2) may hold spaces and ')': fields 3.. follow the last ')'. */
-	if ((p = strrchr(buf, ')')) == NULL)
+	/* The command name (field 2) may hold spaces and ')': fields 3.. follow
+	 * the last ')'.  A zombie (state Z or X) has died: its parent just has
+	 * not reaped it yet. */
+	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
 		return -1;
 	for (int field = 3; field <= 22 && p != NULL; field++)
 		p = strchr(p + 1, ' ');
@@ -290,7 +300,8 @@ static bool
 block(struct store *store, const struct gate_request *req, const struct breaker *b, double until,
     double now, struct gate_decision *d, struct store_error *err)
 {
-	struct wait_record w = { .blocking = b, .model = req->model, .at = now, .pid = req->holder.pid };
+	struct wait_record w = { .blocking = b, .model = req->model, .at = now, .pid = req->holder.pid,
+		.host = req->holder.host };
 
 	d->blocking = *b;
 	d->blocked_until = until;
@@ -300,7 +311,7 @@ block(struct store *store, const struct gate_request *req, const struct breaker 
 		d->until = 0;
 	w.kind = d->verdict == GATE_WAIT ? "wait" : "refuse";
 	w.until = d->verdict == GATE_WAIT ? d->until : until;
-	return !req->record || store_wait_add(store, &w, err);
+	return !req->record || store_wait_add(store, &w, NULL, err);
 }
 
 /* The decision proper, inside BEGIN IMMEDIATE. */
@@ -537,7 +548,10 @@ breaker_record_run(struct store *store, const struct config *cfg, const struct r
 	if (argv != NULL)
 		argv_text = json_dumps(argv, JSON_COMPACT);
 	ctx.record = (struct run_row){
-		.argv_json = argv_text,
+		.id = run->run_id, .argv_json = argv_text, .state = "finished",
+		.host = run->holder != NULL ? run->holder->host : NULL,
+		.pid = run->holder != NULL ? run->holder->pid : 0,
+		.pid_start_time = run->holder != NULL ? run->holder->start_time : 0,
 		.argv_redacted = outcome->argv_redacted, .cwd = run->cwd,
 		.family = first_set(run->family, sig->family, "generic"),
 		.model = first_set(run->model, sig->model, ""),

@@ -41,7 +41,8 @@
 
 /* This process: pid, /proc/self/stat start time, hostname.  expires_at 0. */
 bool probe_holder_self(struct probe_lease *holder);
-/* Field 22 of /proc/<pid>/stat (start time in clock ticks), -1 when gone. */
+/* Field 22 of /proc/<pid>/stat (start time in clock ticks), -1 when gone
+ * or a zombie. */
 long long proc_start_time(long pid);
 /* Held, unexpired, and (when on this host) its pid still runs with the same
  * start time.  A lease of another host is trusted until it expires. */
@@ -157,6 +158,7 @@ struct run_report {
 	int term_signal;              /* 0 = none */
 	struct run_usage usage;       /* -1 fields = unknown */
 	const struct probe_lease *holder;  /* leases to release; NULL = none */
+	long long run_id;             /* the running row this completes; 0 = a new row */
 };
 
 struct record_outcome {

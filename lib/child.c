@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -154,12 +155,26 @@ move_fd(int from, int to)
 	return dup2(from, to) < 0 ? -1 : 0;
 }
 
+/* In the child: SIGTERM when the parent dies, even by SIGKILL.  The parent
+ * may have died before the prctl: then getppid() is no longer the pid it
+ * had before the fork, and the signal would never come. */
+static void
+die_with(pid_t parent)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0)
+		return;
+	if (getppid() != parent)
+		_exit(128 + SIGTERM);
+}
+
 /* In the child: descriptors, signals, exec.  Reports errno on failure. */
 static void __attribute__((noreturn))
-exec_child(const struct child_spec *spec, int out, int err, int slave, int report)
+exec_child(const struct child_spec *spec, pid_t parent, int out, int err, int slave, int report)
 {
 	int e;
 
+	if (spec->die_with_parent)
+		die_with(parent);
 	if (spec->use_pty ? pty_make_controlling(slave, spec->stderr_on_pty) < 0
 	    : move_fd(out, STDOUT_FILENO) < 0)
 		goto fail;
@@ -254,17 +269,19 @@ child_spawn(struct child *c, const struct child_spec *spec)
 {
 	int fds[7] = { -1, -1, -1, -1, -1, -1, -1 };  /* out[2], err[2], report[2], slave */
 	int *out = fds, *err = fds + 2, *report = fds + 4, *slave = fds + 6;
+	pid_t parent;
 
 	child_init(c);
 	if (pipe2(report, O_CLOEXEC) < 0 || open_streams(c, spec, out, err, slave) < 0)
 		return spawn_failed(c, fds, 7);
 	fwd_pty = spec->use_pty;
 	fwd_same_group = !spec->use_pty;
+	parent = getpid();
 	c->pid = fork();
 	if (c->pid < 0)
 		return spawn_failed(c, fds, 7);
 	if (c->pid == 0)
-		exec_child(spec, out[1], err[1], *slave, report[1]);
+		exec_child(spec, parent, out[1], err[1], *slave, report[1]);
 	fwd_pid = c->pid;
 	close_fd(&out[1]);
 	close_fd(&err[1]);

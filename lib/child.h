@@ -56,6 +56,7 @@ struct child_spec {
 	child_tap tap;
 	void *tap_arg;
 	struct child_hold *hold;   /* NULL: stdout is relayed as it arrives */
+	bool die_with_parent;      /* SIGTERM to the child when rlwrap dies, however it dies */
 };
 
 struct child {

@@ -253,6 +253,12 @@ wrapper_key(struct parse_state *ps, const char *name, const char *value)
 	}
 	if (strcmp(name, "pty") == 0)
 		return set_pty(ps, value);
+	if (strcmp(name, "orphan") == 0) {
+		if (strcmp(value, "keep") != 0 && strcmp(value, "kill") != 0)
+			return fail(ps, "orphan: '%s' is not kill or keep", value);
+		cfg->wrapper_orphan_keep = strcmp(value, "keep") == 0;
+		return true;
+	}
 	return fail(ps, "unknown key '%s' in [wrapper]", name);
 }
 
@@ -359,6 +365,12 @@ family_key(struct parse_state *ps, const char *family, const char *name, const c
 		if (!valid_name(value, sizeof(fc->config_dir_env)) || strchr(value, '-') != NULL)
 			return fail(ps, "config_dir_env: '%s' is not an environment variable name", value);
 		strlcpy(fc->config_dir_env, value, sizeof(fc->config_dir_env));
+		return true;
+	}
+	if (strcmp(name, "max_concurrent") == 0) {
+		if (!parse_count(value, &fc->max_concurrent) || fc->max_concurrent > 100000)
+			return fail(ps, "max_concurrent: '%s' is not a whole number from 0 (no limit) to 100000",
+			    value);
 		return true;
 	}
 	return fail(ps, "unknown key '%s' in [family.%s]", name, family);
@@ -484,6 +496,14 @@ config_family(const struct config *cfg, const char *name)
 		if (strcmp(cfg->families[i].name, name) == 0)
 			return &cfg->families[i];
 	return NULL;
+}
+
+long
+config_max_concurrent(const struct config *cfg, const char *family)
+{
+	const struct family_config *fc = config_family(cfg, family);
+
+	return fc != NULL ? fc->max_concurrent : 0;
 }
 
 /* The agents' own config-directory variables (struct dialect): a second

@@ -38,6 +38,7 @@ struct family_config {
 	char name[CONFIG_FAMILY_MAX];
 	char account[CONFIG_ACCOUNT_MAX];        /* "" = not set */
 	char config_dir_env[CONFIG_ENV_NAME_MAX];  /* "" = not set */
+	long max_concurrent;                     /* runs at once per account; 0 = no limit */
 };
 
 enum pty_setting { PTY_SETTING_AUTO, PTY_SETTING_ON, PTY_SETTING_OFF };
@@ -48,6 +49,7 @@ struct config {
 	long wrapper_retry;                  /* --retry attempts; 0 = do not retry */
 	bool wrapper_quiet;
 	enum pty_setting wrapper_pty;
+	bool wrapper_orphan_keep;            /* orphan = keep: no parent-death signal for the child */
 	/* [breaker] */
 	bool breaker_enabled;
 	bool trip_on[REASON_COUNT];
@@ -98,6 +100,10 @@ double config_cooldown(const struct config *cfg, enum reason reason);
 const char *config_family_for_command(const struct config *cfg, const char *command);
 /* The [family.NAME] section, or NULL. */
 const struct family_config *config_family(const struct config *cfg, const char *name);
+
+/* [family.NAME] max_concurrent: how many runs of family may run at once
+ * under one account; 0 = no limit. */
+long config_max_concurrent(const struct config *cfg, const char *family);
 
 /* The environment variable naming family's config directory: the file's
  * config_dir_env, else the built-in one (CLAUDE_CONFIG_DIR, CODEX_HOME,

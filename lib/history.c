@@ -9,6 +9,7 @@
 static const char *const filter_names[FILTER_KEYS] = {
 	[FILTER_REASON] = "reason", [FILTER_FAMILY] = "family", [FILTER_MODEL] = "model",
 	[FILTER_ACCOUNT] = "account", [FILTER_EXIT] = "exit", [FILTER_CWD] = "cwd",
+	[FILTER_STATE] = "state",
 };
 
 void
@@ -38,6 +39,11 @@ check_value(enum filter_key key, const char *v, char *err, size_t errlen)
 		    "agent-error, no-result, exit-nonzero)", v);
 		return false;
 	}
+	if (key == FILTER_STATE && strcmp(v, "running") != 0 && strcmp(v, "finished") != 0 &&
+	    strcmp(v, "lost") != 0) {
+		snprintf(err, errlen, "state=%s: not a state (running, finished, lost)", v);
+		return false;
+	}
 	if (key == FILTER_EXIT && (strtonum(v, 0, 255, &errstr), errstr != NULL)) {
 		snprintf(err, errlen, "exit=%s: not an exit status (0..255)", v);
 		return false;
@@ -62,7 +68,7 @@ run_filter_add(struct run_filter *f, const char *spec, char *err, size_t errlen)
 
 	if (key < 0) {
 		snprintf(err, errlen, "%s: not a filter (KEY=VALUE with KEY one of reason, family, "
-		    "model, account, exit, cwd)", spec);
+		    "model, account, exit, cwd, state)", spec);
 		return false;
 	}
 	for (p = eq + 1;; p = comma + 1) {
@@ -124,6 +130,9 @@ run_row_to_json(const struct run_row *row, time_t now)
 	json_t *argv = row->argv_json != NULL ? json_loads(row->argv_json, 0, NULL) : NULL;
 
 	json_object_set_new(o, "id", json_integer(row->id));
+	json_object_set_new(o, "state", json_string(row->state));
+	json_object_set_new(o, "host", *row->host != '\0' ? json_string(row->host) : json_null());
+	json_object_set_new(o, "pid", int_or_null(row->pid, 0));
 	json_object_set_new(o, "argv", argv != NULL ? argv : json_null());
 	json_object_set_new(o, "argv_redacted", json_boolean(row->argv_redacted));
 	json_object_set_new(o, "cwd", *row->cwd != '\0' ? json_string(row->cwd) : json_null());

@@ -20,7 +20,7 @@
 #include "store.h"
 
 enum filter_key { FILTER_REASON, FILTER_FAMILY, FILTER_MODEL, FILTER_ACCOUNT, FILTER_EXIT,
-	FILTER_CWD, FILTER_KEYS };
+	FILTER_CWD, FILTER_STATE, FILTER_KEYS };
 
 #define FILTER_VALUES_MAX 32
 
@@ -29,7 +29,7 @@ struct run_filter {
 	int count[FILTER_KEYS];
 	double since;          /* runs that started at or after; 0 = any */
 	long limit;            /* 0 = no limit */
-	bool failed_only;      /* reason not "none", and not recovered yet */
+	bool failed_only;      /* lost, or finished with a reason not "none"; not recovered yet */
 };
 
 void run_filter_init(struct run_filter *f);

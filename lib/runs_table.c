@@ -37,6 +37,11 @@ const struct run_column run_columns[] = {
 	{ "output_tokens", DB_INT, FIELD_LLONG, AT(usage.output_tokens), 0, -1, 0 },
 	{ "cost_usd", DB_REAL, FIELD_REAL, AT(usage.cost_usd), 0, -1, 0 },
 	{ "recovered_by", DB_INT, FIELD_LLONG, AT(recovered_by), 0, 0, COLUMN_LATER },
+	{ "state", DB_TEXT, FIELD_TEXT, AT(state), 0, 0, 0 },
+	{ "host", DB_TEXT, FIELD_TEXT, AT(host), 0, 0, 0 },
+	{ "pid", DB_INT, FIELD_LONG, AT(pid), 0, 0, 0 },
+	{ "pid_start_time", DB_INT, FIELD_LLONG, AT(pid_start_time), 0, 0, 0 },
+	{ "alive_until", DB_REAL, FIELD_REAL, AT(alive_until), 0, 0, 0 },
 };
 const size_t run_columns_count = sizeof(run_columns) / sizeof(run_columns[0]);
 
@@ -103,7 +108,8 @@ run_row_clear(struct run_row *row)
 {
 	memset(row, 0, sizeof(*row));
 	signal_init(&row->signal);
-	row->cwd = row->family = row->model = row->account = row->source = "";
+	row->cwd = row->family = row->model = row->account = row->source = row->host = "";
+	row->state = "finished";
 	row->exit_code = -1;
 	row->usage = (struct run_usage){ -1, -1, -1 };
 }
@@ -172,6 +178,8 @@ run_column_set(struct run_row *row, const struct run_column *c, const struct db_
 void
 run_row_finish(struct run_row *row)
 {
+	if (*row->state == '\0')   /* written before schema 3 */
+		row->state = "finished";
 	strlcpy(row->signal.family, row->family, sizeof(row->signal.family));
 	strlcpy(row->signal.model, row->model, sizeof(row->signal.model));
 	row->signal.exit_code = row->exit_code;
@@ -201,6 +209,24 @@ runs_insert_sql(const char *table, char mark, char *sql, size_t size)
 }
 
 bool
+runs_update_sql(const char *table, char mark, char *sql, size_t size)
+{
+	char one[80];
+	int n = 0;
+
+	snprintf(sql, size, "UPDATE %s SET ", table);
+	for (size_t i = 0; i < run_columns_count; i++) {
+		if (run_columns[i].flags & (COLUMN_KEY | COLUMN_LATER))
+			continue;
+		snprintf(one, sizeof(one), "%s%s = %c%d", n > 0 ? ", " : "", run_columns[i].name, mark, n + 1);
+		strlcat(sql, one, size);
+		n++;
+	}
+	snprintf(one, sizeof(one), " WHERE id = %c%d", mark, n + 1);
+	return strlcat(sql, one, size) < size;
+}
+
+bool
 runs_select_sql(const char *table, char *sql, size_t size)
 {
 	strlcpy(sql, "SELECT ", size);
@@ -219,6 +245,7 @@ static const char *const filter_columns[FILTER_KEYS] = {
 	[FILTER_REASON] = "coalesce(reason, 'none')", [FILTER_FAMILY] = "coalesce(family, '')",
 	[FILTER_MODEL] = "coalesce(model, '')", [FILTER_ACCOUNT] = "coalesce(account, '')",
 	[FILTER_EXIT] = "exit_code", [FILTER_CWD] = "coalesce(cwd, '')",
+	[FILTER_STATE] = "coalesce(state, 'finished')",
 };
 
 /* Appends the next placeholder and records its value. */
@@ -261,8 +288,11 @@ run_filter_sql(const struct run_filter *f, char mark, char *sql, size_t size,
 		strlcat(sql, " AND started_at >= ", size);
 		add_param(sql, size, mark, params, count, &(struct db_value){ .type = DB_REAL, .r = f->since });
 	}
+	/* Failed: lost (its wrapper died), or finished with a reason; never
+	 * one that still runs. */
 	if (f->failed_only)
-		strlcat(sql, " AND coalesce(reason, 'none') <> 'none' AND recovered_by IS NULL", size);
+		strlcat(sql, " AND (state = 'lost' OR (coalesce(state, 'finished') = 'finished'"
+		    " AND coalesce(reason, 'none') <> 'none')) AND recovered_by IS NULL", size);
 	strlcat(sql, " ORDER BY started_at DESC, id DESC", size);
 	if (f->limit > 0) {
 		strlcat(sql, " LIMIT ", size);

@@ -75,6 +75,9 @@ void run_row_finish(struct run_row *row);
  */
 /* "INSERT INTO <table> (written columns) VALUES (?1, ...)". */
 bool runs_insert_sql(const char *table, char mark, char *sql, size_t size);
+/* "UPDATE <table> SET (written column) = ?1, ... WHERE id = ?N": the
+ * written columns bound as for the INSERT, then the id. */
+bool runs_update_sql(const char *table, char mark, char *sql, size_t size);
 /* "SELECT every column FROM <table> WHERE 1=1". */
 bool runs_select_sql(const char *table, char *sql, size_t size);
 /*

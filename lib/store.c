@@ -163,9 +163,67 @@ store_run_add(struct store *store, const struct run_row *run, double now,
 }
 
 bool
-store_wait_add(struct store *store, const struct wait_record *wait, struct store_error *err)
+store_wait_add(struct store *store, const struct wait_record *wait, long long *wait_id,
+    struct store_error *err)
 {
-	return store->ops->wait_add(store, wait, err);
+	return store->ops->wait_add(store, wait, wait_id, err);
+}
+
+bool
+store_wait_end(struct store *store, long long wait_id, double ended_at, struct store_error *err)
+{
+	return store->ops->wait_end(store, wait_id, ended_at, err);
+}
+
+bool
+store_run_start(struct store *store, const struct run_row *run, long long *run_id, struct store_error *err)
+{
+	return store->ops->run_start(store, run, run_id, err);
+}
+
+bool
+store_run_renew(struct store *store, long long run_id, double alive_until, struct store_error *err)
+{
+	return store->ops->run_renew(store, run_id, alive_until, err);
+}
+
+bool
+store_run_mark_lost(struct store *store, long long run_id, struct store_error *err)
+{
+	return store->ops->run_mark_lost(store, run_id, err);
+}
+
+bool
+store_running(struct store *store, const char *account, const char *family,
+    struct running_run **rows, size_t *count, struct store_error *err)
+{
+	return store->ops->running(store, account, family, rows, count, err);
+}
+
+bool
+store_ticket_add(struct store *store, const struct slot_ticket *ticket, long long *id,
+    struct store_error *err)
+{
+	return store->ops->ticket_add(store, ticket, id, err);
+}
+
+bool
+store_ticket_remove(struct store *store, long long id, struct store_error *err)
+{
+	return store->ops->ticket_remove(store, id, err);
+}
+
+bool
+store_ticket_renew(struct store *store, long long id, double alive_until, struct store_error *err)
+{
+	return store->ops->ticket_renew(store, id, alive_until, err);
+}
+
+bool
+store_tickets(struct store *store, const char *account, const char *family,
+    struct slot_ticket **rows, size_t *count, struct store_error *err)
+{
+	return store->ops->tickets(store, account, family, rows, count, err);
 }
 
 bool

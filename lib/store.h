@@ -31,7 +31,7 @@
 struct store;
 
 /* The schema this build writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 #define STORE_BUSY_TIMEOUT_MS 5000
 
 enum store_status {
@@ -87,9 +87,11 @@ struct breaker {
 /*
  * One row of the runs table, written by store_run_add() and read back by
  * store_runs_each() (history.h); lib/runs_table.c maps it to the columns.
- * Written: NULL or "" strings store NULL; id and recovered_by are ignored.
- * Read: strings are "" when unknown (argv_json NULL) and point into the
- * backend's result, valid only during the callback.
+ * Written: NULL or "" strings store NULL; recovered_by is ignored; id, when
+ * not 0, is the running row store_run_add() completes.  Read: strings are
+ * "" when unknown (argv_json NULL) and point into the backend's result,
+ * valid only during the callback; state is "finished" for rows from before
+ * schema 3.
  */
 struct run_row {
 	long long id;
@@ -103,6 +105,12 @@ struct run_row {
 	struct fail_signal signal;
 	struct run_usage usage;
 	long long recovered_by;    /* 0 = not recovered */
+	const char *state;         /* "running", "finished" or "lost" */
+	/* The wrapper that owns a running row (host "" and pid 0 when unknown). */
+	const char *host;
+	long pid;
+	long long pid_start_time;  /* /proc/<pid>/stat field 22 */
+	double alive_until;        /* its heartbeat: other hosts trust it until then */
 };
 
 /* One row of the waits table: a refusal or a wait, and for whom. */
@@ -112,6 +120,9 @@ struct wait_record {
 	const char *model;
 	double at, until;
 	long pid;
+	const char *host;          /* may be NULL */
+	/* A wait with no breaker (blocking NULL), for a slot: whose and why. */
+	const char *account, *family, *why;
 };
 
 /* Runs and failures (reason not none) of one family since some time. */
@@ -162,7 +173,11 @@ bool store_history_add(struct store *store, const struct breaker *b, const char 
 /* Inserts a run, sets *run_id; then prunes runs, history and waits. */
 bool store_run_add(struct store *store, const struct run_row *run, double now,
     long long *run_id, struct store_error *err);
-bool store_wait_add(struct store *store, const struct wait_record *wait, struct store_error *err);
+/* *wait_id (may be NULL) names the row for store_wait_end(). */
+bool store_wait_add(struct store *store, const struct wait_record *wait, long long *wait_id,
+    struct store_error *err);
+/* How long the wait lasted: its end. */
+bool store_wait_end(struct store *store, long long wait_id, double ended_at, struct store_error *err);
 /* Per-family runs and failures that started at or after since. */
 bool store_family_counts(struct store *store, double since, struct family_counts **rows,
     size_t *count, struct store_error *err);
@@ -171,5 +186,50 @@ bool store_family_counts(struct store *store, double since, struct family_counts
  * count): cheap enough for a shell prompt. */
 bool store_families_since(struct store *store, double since, struct family_counts **rows,
     size_t *count, struct store_error *err);
+
+/* ---- Runs from spawn to exit, and the queue for slots --------------------
+ *
+ * A run's row is written "running" at spawn (store_run_start(), with its
+ * owner: host, pid, start time, alive_until) and completed by
+ * store_run_add() with run_row.id set.  A waiter for a concurrency slot
+ * holds a ticket; tickets are served in id order (lib/admission.c). */
+
+/* A running run, for liveness and `status`. */
+struct running_run {
+	long long id;
+	struct probe_lease owner;            /* expires_at: alive_until */
+	char family[KEY_FAMILY_MAX], account[KEY_ACCOUNT_MAX], model[SIGNAL_FIELD_MAX];
+	char cwd[PATH_MAX];
+	double started_at;
+};
+
+/* A place in the queue for a slot of (account, family). */
+struct slot_ticket {
+	long long id;
+	struct probe_lease owner;            /* expires_at: alive_until */
+	char family[KEY_FAMILY_MAX], account[KEY_ACCOUNT_MAX], model[SIGNAL_FIELD_MAX];
+	double at;                           /* when it joined the queue */
+};
+
+/* Inserts run (state "running", owner fields set) without pruning; *run_id. */
+bool store_run_start(struct store *store, const struct run_row *run, long long *run_id,
+    struct store_error *err);
+/* The running row's heartbeat: its owner is alive until alive_until. */
+bool store_run_renew(struct store *store, long long run_id, double alive_until, struct store_error *err);
+/* A running row whose owner died: state lost (a completed row is left alone). */
+bool store_run_mark_lost(struct store *store, long long run_id, struct store_error *err);
+/* The running rows of (account, family), or every one when family is NULL,
+ * oldest first.  *rows is NULL when none. */
+bool store_running(struct store *store, const char *account, const char *family,
+    struct running_run **rows, size_t *count, struct store_error *err);
+
+bool store_ticket_add(struct store *store, const struct slot_ticket *ticket, long long *id,
+    struct store_error *err);
+bool store_ticket_remove(struct store *store, long long id, struct store_error *err);
+bool store_ticket_renew(struct store *store, long long id, double alive_until, struct store_error *err);
+/* The tickets of (account, family), or every one when family is NULL, in
+ * queue order.  *rows is NULL when none. */
+bool store_tickets(struct store *store, const char *account, const char *family,
+    struct slot_ticket **rows, size_t *count, struct store_error *err);
 
 #endif

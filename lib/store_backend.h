@@ -31,10 +31,25 @@ struct store_ops {
 	bool (*breaker_save)(struct store *store, const struct breaker *b, struct store_error *err);
 	bool (*history_add)(struct store *store, const struct breaker *b, const char *event,
 	    long long run_id, double at, struct store_error *err);
-	/* Inserts the run and prunes, as store_run_add(). */
+	/* Inserts the run (or completes run->id) and prunes, as store_run_add(). */
 	bool (*run_add)(struct store *store, const struct run_row *run, double now,
 	    long long *run_id, struct store_error *err);
-	bool (*wait_add)(struct store *store, const struct wait_record *wait, struct store_error *err);
+	bool (*wait_add)(struct store *store, const struct wait_record *wait, long long *wait_id,
+	    struct store_error *err);
+	bool (*wait_end)(struct store *store, long long wait_id, double ended_at, struct store_error *err);
+	/* Running rows and the queue for slots, as store.h says. */
+	bool (*run_start)(struct store *store, const struct run_row *run, long long *run_id,
+	    struct store_error *err);
+	bool (*run_renew)(struct store *store, long long run_id, double alive_until, struct store_error *err);
+	bool (*run_mark_lost)(struct store *store, long long run_id, struct store_error *err);
+	bool (*running)(struct store *store, const char *account, const char *family,
+	    struct running_run **rows, size_t *count, struct store_error *err);
+	bool (*ticket_add)(struct store *store, const struct slot_ticket *ticket, long long *id,
+	    struct store_error *err);
+	bool (*ticket_remove)(struct store *store, long long id, struct store_error *err);
+	bool (*ticket_renew)(struct store *store, long long id, double alive_until, struct store_error *err);
+	bool (*tickets)(struct store *store, const char *account, const char *family,
+	    struct slot_ticket **rows, size_t *count, struct store_error *err);
 	bool (*family_counts)(struct store *store, double since, struct family_counts **rows,
 	    size_t *count, struct store_error *err);
 	/* As store_families_since(); NULL: family_counts stands in. */

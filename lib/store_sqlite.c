@@ -46,6 +46,19 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
 	" account TEXT, family TEXT, scope TEXT, model TEXT, reason TEXT, resets_at REAL,"
 	" reset_source TEXT, until REAL, pid INTEGER);"
 	"CREATE INDEX waits_at ON waits (at);",
+	/* 2 -> 3: runs from spawn to exit (state NULL: finished, from before),
+	 * their owners' liveness, the queue for concurrency slots. */
+	"ALTER TABLE runs ADD COLUMN state TEXT;"
+	"ALTER TABLE runs ADD COLUMN host TEXT;"
+	"ALTER TABLE runs ADD COLUMN pid INTEGER;"
+	"ALTER TABLE runs ADD COLUMN pid_start_time INTEGER;"
+	"ALTER TABLE runs ADD COLUMN alive_until REAL;"
+	"CREATE INDEX runs_running ON runs (account, family) WHERE state = 'running';"
+	"CREATE TABLE slot_queue (id INTEGER PRIMARY KEY, at REAL NOT NULL, account TEXT NOT NULL,"
+	" family TEXT NOT NULL, model TEXT, host TEXT NOT NULL, pid INTEGER NOT NULL,"
+	" pid_start_time INTEGER, alive_until REAL NOT NULL);"
+	"ALTER TABLE waits ADD COLUMN host TEXT;"
+	"ALTER TABLE waits ADD COLUMN ended_at REAL;",
 };
 
 static bool sqlite_begin(struct store *store, struct store_error *err);
@@ -607,15 +620,17 @@ column_value(sqlite3_stmt *st, int i, struct db_value *v)
 	}
 }
 
-static bool
-insert_run(struct store *store, const struct run_row *run, long long *run_id, struct store_error *err)
+/* A new row, or (run->id set) the completion of a running one. */
+bool
+sqlite_write_run(struct store *store, const struct run_row *run, long long *run_id, struct store_error *err)
 {
 	char sql[2048];
 	sqlite3_stmt *st;
 	struct db_value v;
 	int rc, n = 0;
 
-	if (!runs_insert_sql("runs", '?', sql, sizeof(sql)))
+	if (!(run->id != 0 ? runs_update_sql("runs", '?', sql, sizeof(sql))
+	    : runs_insert_sql("runs", '?', sql, sizeof(sql))))
 		return set_error(err, STORE_ERR_IO, "%s: the runs insert does not fit", store->path);
 	if ((rc = sqlite3_prepare_v2(db_of(store), sql, -1, &st, NULL)) != SQLITE_OK)
 		return db_error(err, store->path, db_of(store), rc, "recording the run");
@@ -625,11 +640,13 @@ insert_run(struct store *store, const struct run_row *run, long long *run_id, st
 		run_column_value(run, &run_columns[i], &v);
 		bind_value(st, ++n, &v);
 	}
+	if (run->id != 0)
+		sqlite3_bind_int64(st, ++n, run->id);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return db_error(err, store->path, db_of(store), rc, "recording the run");
-	*run_id = sqlite3_last_insert_rowid(db_of(store));
+	*run_id = run->id != 0 ? run->id : sqlite3_last_insert_rowid(db_of(store));
 	return true;
 }
 
@@ -638,8 +655,8 @@ static bool
 prune(struct store *store, long long last_run_id, double now, struct store_error *err)
 {
 	static const char *const sql[] = {
-		"DELETE FROM runs WHERE ?1 > 0 AND id <= ?2 - ?1",
-		"DELETE FROM runs WHERE ?3 > 0 AND started_at < ?4",
+		"DELETE FROM runs WHERE ?1 > 0 AND id <= ?2 - ?1 AND coalesce(state, '') <> 'running'",
+		"DELETE FROM runs WHERE ?3 > 0 AND started_at < ?4 AND coalesce(state, '') <> 'running'",
 		"DELETE FROM breaker_history WHERE ?3 > 0 AND at < ?4",
 		"DELETE FROM waits WHERE ?3 > 0 AND at < ?4",
 	};
@@ -666,34 +683,40 @@ static bool
 sqlite_run_add(struct store *store, const struct run_row *run, double now,
     long long *run_id, struct store_error *err)
 {
-	return insert_run(store, run, run_id, err) && prune(store, *run_id, now, err);
+	return sqlite_write_run(store, run, run_id, err) && prune(store, *run_id, now, err);
 }
 
 static bool
-sqlite_wait_add(struct store *store, const struct wait_record *wait, struct store_error *err)
+sqlite_wait_add(struct store *store, const struct wait_record *wait, long long *wait_id,
+    struct store_error *err)
 {
 	const struct breaker *b = wait->blocking;
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db_of(store), "INSERT INTO waits (at, kind, account, family, scope, model,"
-	    " reason, resets_at, reset_source, until, pid) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-	    -1, &st, NULL);
+	    " reason, resets_at, reset_source, until, pid, host)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
 		return db_error(err, store->path, db_of(store), rc, "recording a wait");
 	sqlite3_bind_double(st, 1, wait->at);
 	sqlite3_bind_text(st, 2, wait->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, b->key.account, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 4, b->key.family, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, b->key.scope, -1, SQLITE_STATIC);
+	bind_text(st, 3, b != NULL ? b->key.account : wait->account);
+	bind_text(st, 4, b != NULL ? b->key.family : wait->family);
+	bind_text(st, 5, b != NULL ? b->key.scope : NULL);
 	bind_text(st, 6, wait->model);
-	bind_text(st, 7, reason_name(b->reason));
-	bind_double(st, 8, b->resets_at, 0);
-	bind_text(st, 9, b->reset_source);
+	bind_text(st, 7, b != NULL ? reason_name(b->reason) : wait->why);
+	bind_double(st, 8, b != NULL ? b->resets_at : 0, 0);
+	bind_text(st, 9, b != NULL ? b->reset_source : NULL);
 	bind_double(st, 10, wait->until, 0);
 	bind_int(st, 11, wait->pid, 0);
+	bind_text(st, 12, wait->host);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE || db_error(err, store->path, db_of(store), rc, "recording a wait");
+	if (rc != SQLITE_DONE)
+		return db_error(err, store->path, db_of(store), rc, "recording a wait");
+	if (wait_id != NULL)
+		*wait_id = sqlite3_last_insert_rowid(db_of(store));
+	return true;
 }
 
 /* Rows of (family[, runs, failures]) from sql, whose ?1 is since; without
@@ -813,6 +836,15 @@ const struct store_ops store_sqlite_ops = {
 	.history_add = sqlite_history_add,
 	.run_add = sqlite_run_add,
 	.wait_add = sqlite_wait_add,
+	.wait_end = sqlite_wait_end,
+	.run_start = sqlite_run_start,
+	.run_renew = sqlite_run_renew,
+	.run_mark_lost = sqlite_run_mark_lost,
+	.running = sqlite_running,
+	.ticket_add = sqlite_ticket_add,
+	.ticket_remove = sqlite_ticket_remove,
+	.ticket_renew = sqlite_ticket_renew,
+	.tickets = sqlite_tickets,
 	.family_counts = sqlite_family_counts,
 	.families_since = sqlite_families_since,
 	.runs_each = sqlite_runs_each,

@@ -41,4 +41,24 @@ void bind_int(sqlite3_stmt *st, int index, long long v, long long null_value);
 void bind_value(sqlite3_stmt *st, int index, const struct db_value *v);
 void column_text(sqlite3_stmt *st, int index, char *buf, size_t size);
 
+/* store_sqlite.c: a new runs row, or the completion of run->id. */
+bool sqlite_write_run(struct store *store, const struct run_row *run, long long *run_id,
+    struct store_error *err);
+
+/* store_sqlite_runs.c: the ops of running rows, waits' ends and the queue
+ * for slots (store.h). */
+bool sqlite_wait_end(struct store *store, long long wait_id, double ended_at, struct store_error *err);
+bool sqlite_run_start(struct store *store, const struct run_row *run, long long *run_id,
+    struct store_error *err);
+bool sqlite_run_renew(struct store *store, long long run_id, double alive_until, struct store_error *err);
+bool sqlite_run_mark_lost(struct store *store, long long run_id, struct store_error *err);
+bool sqlite_running(struct store *store, const char *account, const char *family,
+    struct running_run **rows, size_t *count, struct store_error *err);
+bool sqlite_ticket_add(struct store *store, const struct slot_ticket *ticket, long long *id,
+    struct store_error *err);
+bool sqlite_ticket_remove(struct store *store, long long id, struct store_error *err);
+bool sqlite_ticket_renew(struct store *store, long long id, double alive_until, struct store_error *err);
+bool sqlite_tickets(struct store *store, const char *account, const char *family,
+    struct slot_ticket **rows, size_t *count, struct store_error *err);
+
 #endif

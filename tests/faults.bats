@@ -96,11 +96,13 @@ fail_open_check() {
 			FAKE_STREAM=limit timeout 20 strace -o /dev/null -e "inject=$call:signal=KILL:when=$n" \
 				"$RLWRAP" -q --force -- claude -p "$call-$n" > /dev/null 2> err || rc=$?
 			got=$(timeout 20 "$RLWRAP" history --json) || fail "history after $call #$n: $got"
-			if echo "$got" | jq -e --arg a "$call-$n" 'any(.[]; .argv[2] == $a)' > /dev/null; then
+			if echo "$got" | jq -e --arg a "$call-$n" 'any(.[]; .argv[2] == $a and .state == "finished")' > /dev/null; then
 				recorded+=("$call-$n")
 				latest=$reset
 			elif [ "$rc" -eq 0 ]; then
 				fail "$call-$n exited normally but is not in the history"
+			elif echo "$got" | jq -e --arg a "$call-$n" 'any(.[]; .argv[2] == $a and .state != "lost")' > /dev/null; then
+				fail "$call-$n was killed but its run is not lost: $got"
 			fi
 			# The breaker agrees with the history: it holds the reset of
 			# the last recorded trip, never a half-written one.
@@ -121,7 +123,10 @@ fail_open_check() {
 	# Nothing recorded before is lost; the next wrapper works without a word.
 	run history_args
 	for i in $(seq 1 5); do assert_line "pre-$i"; done
-	assert_equal "$(timeout 20 "$RLWRAP" history --json | jq length)" $((5 + ${#recorded[@]}))
+	# The killed ones that got their running row written show as lost.
+	assert_equal "$(timeout 20 "$RLWRAP" history --json | jq '[.[] | select(.state == "finished")] | length')" \
+		$((5 + ${#recorded[@]}))
+	assert_equal "$(timeout 20 "$RLWRAP" history --json | jq '[.[] | select(.state == "running")] | length')" 0
 	run --separate-stderr timeout 20 "$RLWRAP" --force -- true after
 	assert_success
 	assert_equal "$stderr" ""

@@ -16,7 +16,7 @@ setup() {
 	assert_output "no open breakers"
 	run "$RLWRAP" status --json
 	assert_success
-	assert_equal "$(echo "$output" | jq -c 'keys')" '["breakers","now","runs_24h","store"]'
+	assert_equal "$(echo "$output" | jq -c 'keys')" '["breakers","now","running","runs_24h","store","waiting"]'
 	assert_equal "$(echo "$output" | jq -r .now)" "$NOW"
 	[ "$(stat -c %a "$RLWRAP_DB")" = 600 ]
 }
@@ -226,7 +226,7 @@ setup() {
 	RLWRAP_POLL_MS=100 timeout 20 "$RLWRAP" wait --timeout 15 claude 2> "$err" &
 	local pid=$!
 	for _ in $(seq 50); do grep -q "waiting for claude" "$err" && break; sleep 0.1; done
-	assert_regex "$(cat "$err")" "^rlwrap: waiting for claude: open, reset $(breaker_field claude resets_at) "
+	assert_regex "$(cat "$err")" "^rlwrap: waiting for claude: open until $(breaker_field claude resets_at) "
 	# Still blocked a while later: wait did not return on its own.
 	sleep 1
 	kill -0 "$pid" || fail "wait returned before the reset"

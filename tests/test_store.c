@@ -100,7 +100,7 @@ test_migration_from_version_1(void **state)
 	    " VALUES ('default', 'codex', '*', 'open', 'usage-limit', 1796050000, 'provider', 3);"
 	    "PRAGMA user_version = 1;");
 	assert_true(store_open(&opts, &store, &err));
-	assert_int_equal(store_schema_version(store), 2);
+	assert_int_equal(store_schema_version(store), STORE_SCHEMA_VERSION);
 	assert_true(store_breakers_of(store, "default", "codex", &rows, &count, &err));
 	assert_int_equal(count, 1);
 	assert_int_equal(rows[0].trips, 3);
@@ -110,7 +110,7 @@ test_migration_from_version_1(void **state)
 	store_close(store);
 	/* Twice is the same as once. */
 	assert_true(store_open(&opts, &store, &err));
-	assert_int_equal(store_schema_version(store), 2);
+	assert_int_equal(store_schema_version(store), STORE_SCHEMA_VERSION);
 	store_close(store);
 }
 

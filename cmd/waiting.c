@@ -1,0 +1,208 @@
+/* The one waiting loop (waiting.h): clock, nap, signals, view. */
+#include <err.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "failsignal.h"
+#include "visible.h"
+#include "waiting.h"
+
+static double
+monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+void
+wait_clock_init(struct wait_clock *c)
+{
+	c->clock0 = cmd_now_precise();
+	c->mono0 = monotonic();
+}
+
+double
+wait_clock_now(const struct wait_clock *c)
+{
+	return c->clock0 + (monotonic() - c->mono0);
+}
+
+double
+wait_clock_read(const void *clock)
+{
+	return wait_clock_now(clock);
+}
+
+/* ---- signals: blocked, taken with sigtimedwait ---- */
+
+static void no_op(int signo) { (void)signo; }
+
+/* A handler meanwhile, so that an inherited SIG_IGN does not swallow them. */
+struct wait_signals {
+	sigset_t set, old_mask;
+	struct sigaction old[3];
+};
+static const int wait_signos[3] = { SIGINT, SIGTERM, SIGHUP };
+
+static void
+signals_block(struct wait_signals *ws)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = no_op;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&ws->set);
+	for (int i = 0; i < 3; i++)
+		sigaddset(&ws->set, wait_signos[i]);
+	sigprocmask(SIG_BLOCK, &ws->set, &ws->old_mask);
+	for (int i = 0; i < 3; i++)
+		sigaction(wait_signos[i], &sa, &ws->old[i]);
+}
+
+static void
+signals_restore(const struct wait_signals *ws)
+{
+	for (int i = 0; i < 3; i++)
+		sigaction(wait_signos[i], &ws->old[i], NULL);
+	sigprocmask(SIG_SETMASK, &ws->old_mask, NULL);
+}
+
+/* Sleeps secs; the signal that cut it short, or 0. */
+static int
+nap(const struct wait_signals *ws, double secs)
+{
+	struct timespec ts;
+	int signo;
+
+	if (secs < 0.001)
+		secs = 0.001;
+	ts.tv_sec = (time_t)secs;
+	ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+	signo = sigtimedwait(&ws->set, NULL, &ts);
+	return signo > 0 ? signo : 0;
+}
+
+/* ---- the view ---- */
+
+struct wait_view {
+	bool live, said;
+	double since;
+	char what[2048], clock[16];   /* "WHO: WHY", made visible (the account is the user's) */
+};
+
+static void
+view_update(struct wait_view *v, const struct wait_loop *w, const struct wait_reason *r, double now)
+{
+	time_t secs = (time_t)ceil(r->until);
+	struct tm tm;
+	char reset[160], what[1024];
+
+	strlcpy(v->clock, "", sizeof(v->clock));
+	if (r->until > 0 && (localtime_r(&secs, &tm) == NULL ||
+	    strftime(v->clock, sizeof(v->clock), "%H:%M", &tm) == 0))
+		strlcpy(v->clock, "?", sizeof(v->clock));
+	if (r->until > 0)
+		setproctitle("waiting for %s until %s", r->title, v->clock);
+	else
+		setproctitle("waiting for %s", r->title);
+	snprintf(what, sizeof(what), "%s: %s", w->who, r->why);
+	visible_text(what, v->what, sizeof(v->what));
+	if (!w->quiet && !v->live && !v->said) {
+		if (r->until > 0) {
+			cmd_format_reset(r->until, (time_t)now, reset, sizeof(reset));
+			warnx("waiting for %s until %s", v->what, reset);
+		} else
+			warnx("waiting for %s", v->what);
+	}
+	v->said = true;
+	wait_started(w, r, now);
+}
+
+static void
+view_tick(const struct wait_view *v, const struct wait_loop *w, const struct wait_reason *r, double now)
+{
+	char left[32];
+
+	if (!v->live)
+		return;
+	if (r->until > 0) {
+		format_duration_short(r->until > now ? r->until - now : 0, left, sizeof(left));
+		fprintf(stderr, "\r%s: waiting for %s until %s: %s left\033[K", getprogname(), v->what,
+		    v->clock, left);
+	} else {
+		format_duration_short(now - v->since, left, sizeof(left));
+		fprintf(stderr, "\r%s: waiting for %s: %s so far\033[K", getprogname(), v->what, left);
+	}
+	fflush(stderr);
+}
+
+static void
+view_end(const struct wait_view *v)
+{
+	if (v->live) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+	}
+}
+
+void
+wait_started(const struct wait_loop *w, const struct wait_reason *r, double now)
+{
+	(void)w;
+	(void)r;
+	(void)now;
+}
+
+/* The next wake-up: the check, the budget's end, a second on a live view. */
+static double
+next_step(const struct wait_loop *w, const struct wait_view *v, const struct wait_reason *r, double now)
+{
+	double step = r->next_check - now;
+
+	if (r->until <= 0 && w->budget_end >= 0 && w->budget_end - now < step)
+		step = w->budget_end - now;
+	if (v->live && step > 1)
+		step = 1;
+	return step;
+}
+
+int
+wait_loop_run(const struct wait_loop *w, struct wait_reason *r)
+{
+	struct wait_view view = { .live = !w->quiet && isatty(STDERR_FILENO) };
+	struct wait_reason shown = { .until = -1 };
+	struct wait_signals ws;
+	int rc = WAIT_MORE, signo;
+
+	view.since = wait_clock_now(w->clock);
+	signals_block(&ws);
+	while (rc == WAIT_MORE) {
+		double now = wait_clock_now(w->clock);
+
+		if (now >= r->next_check && (rc = w->check(w->arg, now, r)) != WAIT_MORE)
+			break;
+		if (r->until <= 0 && w->budget_end >= 0 && now >= w->budget_end) {
+			rc = WAIT_TIMEOUT;
+			break;
+		}
+		if (r->until != shown.until || strcmp(r->why, shown.why) != 0) {
+			view_update(&view, w, r, now);
+			shown = *r;
+		}
+		view_tick(&view, w, r, now);
+		if ((signo = nap(&ws, next_step(w, &view, r, now))) != 0)
+			rc = 128 + signo;
+	}
+	view_end(&view);
+	signals_restore(&ws);
+	return rc;
+}

@@ -1,0 +1,306 @@
+/* admission.c: running rows, lost runs, concurrency slots, the heartbeat. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "admission.h"
+#include "breaker.h"
+
+bool
+owner_live(const struct probe_lease *owner, double now, const char *local_host)
+{
+	if (owner->pid <= 0)
+		return false;
+	if (strcmp(owner->host, local_host) == 0)
+		return proc_start_time(owner->pid) == owner->start_time;
+	return owner->expires_at > now;
+}
+
+/* What the store holds for one key (or all), with the dead cleared when
+ * clear is set (inside a transaction). */
+struct census {
+	long running, ahead, tickets;
+	bool dead;                /* a dead owner was seen */
+	bool ours;                /* our ticket is still there */
+};
+
+static bool
+count_running(struct store *store, const char *account, const char *family, double now,
+    const char *host, bool clear, struct census *c, int *lost, struct store_error *err)
+{
+	struct running_run *rows;
+	size_t count;
+	bool ok = true;
+
+	if (!store_running(store, account, family, &rows, &count, err))
+		return false;
+	for (size_t i = 0; i < count && ok; i++) {
+		if (owner_live(&rows[i].owner, now, host)) {
+			c->running++;
+			continue;
+		}
+		c->dead = true;
+		if (clear && (ok = store_run_mark_lost(store, rows[i].id, err)) && lost != NULL)
+			(*lost)++;
+	}
+	free(rows);
+	return ok;
+}
+
+static bool
+count_tickets(struct store *store, const char *account, const char *family, long long ticket,
+    double now, const char *host, bool clear, struct census *c, struct store_error *err)
+{
+	struct slot_ticket *rows;
+	size_t count;
+	bool ok = true;
+
+	if (!store_tickets(store, account, family, &rows, &count, err))
+		return false;
+	for (size_t i = 0; i < count && ok; i++) {
+		if (rows[i].id == ticket) {
+			c->ours = true;
+			continue;
+		}
+		if (!owner_live(&rows[i].owner, now, host)) {
+			c->dead = true;
+			if (clear)
+				ok = store_ticket_remove(store, rows[i].id, err);
+			continue;
+		}
+		c->tickets++;
+		if (ticket == 0 || rows[i].id < ticket)
+			c->ahead++;
+	}
+	free(rows);
+	return ok;
+}
+
+bool
+admission_reap(struct store *store, double now, const char *local_host, int *lost, struct store_error *err)
+{
+	struct census c = { 0 };
+
+	if (lost != NULL)
+		*lost = 0;
+	/* A look first: the lock only when someone died. */
+	if (!count_running(store, NULL, NULL, now, local_host, false, &c, NULL, err) ||
+	    !count_tickets(store, NULL, NULL, 0, now, local_host, false, &c, err))
+		return false;
+	if (!c.dead)
+		return true;
+	if (!store_begin(store, err))
+		return false;
+	if (!count_running(store, NULL, NULL, now, local_host, true, &c, lost, err) ||
+	    !count_tickets(store, NULL, NULL, 0, now, local_host, true, &c, err)) {
+		store_rollback(store);
+		return false;
+	}
+	return store_commit(store, err);
+}
+
+static bool
+census_take(struct store *store, const struct admission *a, double now, bool clear, struct census *c,
+    struct store_error *err)
+{
+	memset(c, 0, sizeof(*c));
+	return count_running(store, a->account, a->family, now, a->self.host, clear, c, NULL, err) &&
+	    count_tickets(store, a->account, a->family, a->ticket, now, a->self.host, clear, c, err);
+}
+
+/* run, owned by us, as a running row. */
+static bool
+start_run(struct store *store, const struct admission *a, const struct run_row *run, long long *run_id,
+    struct store_error *err)
+{
+	struct run_row row = *run;
+
+	row.state = "running";
+	row.host = a->self.host;
+	row.pid = a->self.pid;
+	row.pid_start_time = a->self.start_time;
+	row.alive_until = a->self.expires_at;
+	return store_run_start(store, &row, run_id, err);
+}
+
+/* A slot is ours when one is free and nobody queued before us: the head of
+ * the queue takes it, the next one the slot after (at its next look), so
+ * that children start in the order their wrappers came. */
+static bool
+slot_free(const struct admission *a, const struct census *c)
+{
+	return c->running < a->max && c->ahead == 0;
+}
+
+/* Inside the transaction: run (when run is given and a slot is free for
+ * us), or take or keep a ticket. */
+static bool
+admit_locked(struct store *store, struct admission *a, const struct run_row *run, double now,
+    bool *admitted, long long *run_id, struct store_error *err)
+{
+	struct census c;
+	struct slot_ticket t = { .at = now };
+
+	if (!census_take(store, a, now, true, &c, err))
+		return false;
+	a->running = c.running;
+	a->ahead = c.ahead;
+	a->self.expires_at = now + a->ttl;
+	*admitted = slot_free(a, &c);
+	if (*admitted && run != NULL) {
+		if (a->ticket != 0 && !store_ticket_remove(store, a->ticket, err))
+			return false;
+		a->ticket = 0;
+		return start_run(store, a, run, run_id, err);
+	}
+	if (a->ticket != 0 && c.ours)
+		return store_ticket_renew(store, a->ticket, a->self.expires_at, err);
+	/* First call, or our ticket was cleared as dead (we were stopped for
+	 * longer than the ttl): join at the back. */
+	t.owner = a->self;
+	strlcpy(t.account, a->account, sizeof(t.account));
+	strlcpy(t.family, a->family, sizeof(t.family));
+	return store_ticket_add(store, &t, &a->ticket, err);
+}
+
+bool
+admission_try(struct store *store, struct admission *a, const struct run_row *run, double now,
+    bool *admitted, long long *run_id, struct store_error *err)
+{
+	struct census c;
+
+	*admitted = false;
+	if (a->max <= 0) {
+		a->self.expires_at = now + a->ttl;
+		*admitted = true;
+		return run == NULL || start_run(store, a, run, run_id, err);
+	}
+	/* A waiter looks first without the lock, so that a freed slot wakes
+	 * only the waiters it can admit, not every one of them. */
+	if (a->ticket != 0) {
+		if (!census_take(store, a, now, false, &c, err))
+			return false;
+		a->running = c.running;
+		a->ahead = c.ahead;
+		*admitted = slot_free(a, &c);
+		if ((!*admitted || run == NULL) && !c.dead && c.ours && a->self.expires_at - now > a->ttl / 2)
+			return true;
+	}
+	if (!store_begin(store, err))
+		return false;
+	if (!admit_locked(store, a, run, now, admitted, run_id, err)) {
+		store_rollback(store);
+		*admitted = false;
+		return false;
+	}
+	return store_commit(store, err);
+}
+
+bool
+admission_leave(struct store *store, struct admission *a, struct store_error *err)
+{
+	long long ticket = a->ticket;
+
+	a->ticket = 0;
+	return ticket == 0 || store_ticket_remove(store, ticket, err);
+}
+
+/* ---- the heartbeat ---- */
+
+struct heartbeat {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	bool stop;
+	struct store_options opts;
+	long long run_id;
+	double interval, ttl;
+	double (*clock)(const void *);
+	const void *clock_arg;
+};
+
+static void
+deadline_after(struct timespec *t, double secs)
+{
+	clock_gettime(CLOCK_MONOTONIC, t);
+	t->tv_sec += (time_t)secs;
+	t->tv_nsec += (long)((secs - (double)(time_t)secs) * 1e9);
+	if (t->tv_nsec >= 1000000000L) {
+		t->tv_sec++;
+		t->tv_nsec -= 1000000000L;
+	}
+}
+
+/* Its own connection, opened at the first beat: a short run never opens it.
+ * A failed beat is tried again at the next one; other hosts only ever see
+ * the run go quiet. */
+static void *
+beat(void *arg)
+{
+	struct heartbeat *hb = arg;
+	struct store *store = NULL;
+	struct store_error error;
+	struct timespec at;
+
+	pthread_mutex_lock(&hb->lock);
+	for (;;) {
+		deadline_after(&at, hb->interval);
+		while (!hb->stop && pthread_cond_timedwait(&hb->wake, &hb->lock, &at) != ETIMEDOUT)
+			continue;
+		if (hb->stop)
+			break;
+		pthread_mutex_unlock(&hb->lock);
+		if (store != NULL || store_open(&hb->opts, &store, &error))
+			(void)store_run_renew(store, hb->run_id, hb->clock(hb->clock_arg) + hb->ttl, &error);
+		pthread_mutex_lock(&hb->lock);
+	}
+	pthread_mutex_unlock(&hb->lock);
+	store_close(store);
+	return NULL;
+}
+
+struct heartbeat *
+heartbeat_start(const struct store_options *opts, long long run_id, double interval, double ttl,
+    double (*clock)(const void *), const void *clock_arg)
+{
+	struct heartbeat *hb = calloc(1, sizeof(*hb));
+	pthread_condattr_t attr;
+
+	if (hb == NULL)
+		return NULL;
+	hb->opts = *opts;
+	hb->run_id = run_id;
+	hb->interval = interval;
+	hb->ttl = ttl;
+	hb->clock = clock;
+	hb->clock_arg = clock_arg;
+	pthread_mutex_init(&hb->lock, NULL);
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&hb->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	if (pthread_create(&hb->thread, NULL, beat, hb) != 0) {
+		pthread_cond_destroy(&hb->wake);
+		pthread_mutex_destroy(&hb->lock);
+		free(hb);
+		return NULL;
+	}
+	return hb;
+}
+
+void
+heartbeat_stop(struct heartbeat *hb)
+{
+	if (hb == NULL)
+		return;
+	pthread_mutex_lock(&hb->lock);
+	hb->stop = true;
+	pthread_cond_signal(&hb->wake);
+	pthread_mutex_unlock(&hb->lock);
+	pthread_join(hb->thread, NULL);
+	pthread_cond_destroy(&hb->wake);
+	pthread_mutex_destroy(&hb->lock);
+	free(hb);
+}

@@ -1,0 +1,73 @@
+/*
+ * admission.h: who may spawn besides the breakers (docs/design.md section
+ * 10): every run is in the store from spawn to exit, owned by its wrapper;
+ * a run whose wrapper died is lost; [family.NAME] max_concurrent slots per
+ * (account, family), handed out first come, first served across every
+ * process and host on the store; the heartbeat that keeps a run alive for
+ * the other hosts.
+ *
+ * Ownership: struct admission is the caller's and borrows its strings.
+ * heartbeat_start() returns a thread the caller ends with heartbeat_stop().
+ * Nothing here prints; store failures come back as struct store_error.
+ * Times are the caller's clock.
+ */
+#ifndef RLWRAP_ADMISSION_H
+#define RLWRAP_ADMISSION_H
+
+#include <stdbool.h>
+
+#include "store.h"
+
+/* How often a running wrapper renews its heartbeat, and how long past it
+ * the other hosts trust it. */
+#define HEARTBEAT_SECS 30.0
+#define HEARTBEAT_TTL_FACTOR 3
+
+/*
+ * An owner (of a running row or a ticket) is alive when, on this host, its
+ * pid still runs with the same start time; on another host, while its
+ * heartbeat (expires_at) has not passed.
+ */
+bool owner_live(const struct probe_lease *owner, double now, const char *local_host);
+
+/* In one transaction: marks lost every running row whose owner died, and
+ * drops dead owners' tickets.  *lost counts the rows marked (may be NULL).
+ * Only reads when nobody died. */
+bool admission_reap(struct store *store, double now, const char *local_host, int *lost,
+    struct store_error *err);
+
+/* One spawn's way through the concurrency gate. */
+struct admission {
+	const char *account, *family;
+	long max;                 /* slots of (account, family); 0 = no limit */
+	struct probe_lease self;  /* this wrapper; expires_at is set at each write */
+	double ttl;               /* how long a write keeps self alive for other hosts */
+	long long ticket;         /* our place in the queue; 0 = none */
+	long running, ahead;      /* at the last look: live runs, live tickets before ours */
+};
+
+/*
+ * Starts run as a running row (*run_id) when a slot is free for us: fewer
+ * live runs of (account, family) than max, and no live ticket ahead of
+ * ours.  Else *admitted is false and we hold a ticket (joining
+ * the queue at the first call).  run NULL: only looks (and keeps our place):
+ * *admitted says whether a slot is free for us.  Most calls while waiting
+ * only read: the write lock is taken when a slot looks free for us, a dead
+ * owner needs clearing, or our ticket's heartbeat is due.  max 0: no limit,
+ * the run starts at once.
+ */
+bool admission_try(struct store *store, struct admission *a, const struct run_row *run,
+    double now, bool *admitted, long long *run_id, struct store_error *err);
+/* Gives up our ticket (a wait that ends without a spawn). */
+bool admission_leave(struct store *store, struct admission *a, struct store_error *err);
+
+/* Renews run_id's heartbeat every interval seconds (alive until now + ttl)
+ * on its own connection to the store at opts, with now from clock(arg),
+ * until heartbeat_stop().  NULL when the thread cannot start (the run
+ * then counts as alive on this host only). */
+struct heartbeat;
+struct heartbeat *heartbeat_start(const struct store_options *opts, long long run_id, double interval,
+    double ttl, double (*clock)(const void *), const void *clock_arg);
+void heartbeat_stop(struct heartbeat *hb);
+
+#endif

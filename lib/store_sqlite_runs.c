@@ -1,0 +1,212 @@
+/* store_sqlite_runs.c: the SQLite backend's running rows, waits' ends and
+ * queue for slots. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_sqlite.h"
+
+/* One short statement, no pruning: this is on every spawn's path. */
+bool
+sqlite_run_start(struct store *store, const struct run_row *run, long long *run_id, struct store_error *err)
+{
+	struct run_row row = *run;
+
+	row.id = 0;
+	return sqlite_write_run(store, &row, run_id, err);
+}
+
+/* One statement of a row by id (?1), with a value (?2) when has_value. */
+static bool
+update_by_id(struct store *store, const char *sql, long long id, bool has_value, double value,
+    const char *doing, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db_of(store), sql, -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, doing);
+	sqlite3_bind_int64(st, 1, id);
+	if (has_value)
+		sqlite3_bind_double(st, 2, value);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE || db_error(err, store->path, db_of(store), rc, doing);
+}
+
+bool
+sqlite_wait_end(struct store *store, long long wait_id, double ended_at, struct store_error *err)
+{
+	return update_by_id(store, "UPDATE waits SET ended_at = ?2 WHERE id = ?1", wait_id, true, ended_at,
+	    "recording a wait's end", err);
+}
+
+bool
+sqlite_run_renew(struct store *store, long long run_id, double alive_until, struct store_error *err)
+{
+	return update_by_id(store, "UPDATE runs SET alive_until = ?2 WHERE id = ?1 AND state = 'running'",
+	    run_id, true, alive_until, "renewing the run's heartbeat", err);
+}
+
+bool
+sqlite_run_mark_lost(struct store *store, long long run_id, struct store_error *err)
+{
+	return update_by_id(store, "UPDATE runs SET state = 'lost' WHERE id = ?1 AND state = 'running'",
+	    run_id, false, 0, "marking a run lost", err);
+}
+
+static void
+owner_from_row(sqlite3_stmt *st, int first, struct probe_lease *owner)
+{
+	column_text(st, first, owner->host, sizeof(owner->host));
+	owner->pid = (long)sqlite3_column_int64(st, first + 1);
+	owner->start_time = sqlite3_column_int64(st, first + 2);
+	owner->expires_at = sqlite3_column_double(st, first + 3);
+}
+
+/* Prepares sql with ?1 = account, ?2 = family (NULL: the "?2 IS NULL" arm
+ * of the statement matches every row). */
+static int
+prepare_keyed(struct store *store, const char *sql, const char *account, const char *family,
+    sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(db_of(store), sql, -1, st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	bind_text(*st, 1, account);
+	bind_text(*st, 2, family);
+	return SQLITE_OK;
+}
+
+/* Steps st, growing *list by one element of size per row and filling it. */
+static bool
+collect(struct store *store, sqlite3_stmt *st, size_t size, void (*fill)(sqlite3_stmt *, void *),
+    void **rows, size_t *count, const char *doing, struct store_error *err)
+{
+	char *list = NULL, *grown;
+	size_t n = 0;
+	int rc;
+
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((grown = reallocarray(list, n + 1, size)) == NULL) {
+			free(list);
+			return set_error(err, STORE_ERR_IO, "%s: out of memory", store->path);
+		}
+		list = grown;
+		memset(list + n * size, 0, size);
+		fill(st, list + n++ * size);
+	}
+	if (rc != SQLITE_DONE) {
+		free(list);
+		return db_error(err, store->path, db_of(store), rc, doing);
+	}
+	*rows = list;
+	*count = n;
+	return true;
+}
+
+static void
+fill_running(sqlite3_stmt *st, void *p)
+{
+	struct running_run *r = p;
+
+	r->id = sqlite3_column_int64(st, 0);
+	column_text(st, 1, r->family, sizeof(r->family));
+	column_text(st, 2, r->account, sizeof(r->account));
+	column_text(st, 3, r->model, sizeof(r->model));
+	column_text(st, 4, r->cwd, sizeof(r->cwd));
+	r->started_at = sqlite3_column_double(st, 5);
+	owner_from_row(st, 6, &r->owner);
+}
+
+bool
+sqlite_running(struct store *store, const char *account, const char *family,
+    struct running_run **rows, size_t *count, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	bool ok;
+	int rc = prepare_keyed(store, "SELECT id, family, account, model, cwd, started_at, host, pid,"
+	    " pid_start_time, alive_until FROM runs WHERE state = 'running'"
+	    " AND (?2 IS NULL OR (account = ?1 AND family = ?2)) ORDER BY id", account, family, &st);
+
+	*rows = NULL;
+	*count = 0;
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "reading the running runs");
+	ok = collect(store, st, sizeof(**rows), fill_running, (void **)rows, count,
+	    "reading the running runs", err);
+	sqlite3_finalize(st);
+	return ok;
+}
+
+bool
+sqlite_ticket_add(struct store *store, const struct slot_ticket *t, long long *id, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db_of(store), "INSERT INTO slot_queue (at, account, family, model, host,"
+	    " pid, pid_start_time, alive_until) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "joining the queue for a slot");
+	sqlite3_bind_double(st, 1, t->at);
+	sqlite3_bind_text(st, 2, t->account, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, t->family, -1, SQLITE_STATIC);
+	bind_text(st, 4, t->model);
+	sqlite3_bind_text(st, 5, t->owner.host, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 6, t->owner.pid);
+	sqlite3_bind_int64(st, 7, t->owner.start_time);
+	sqlite3_bind_double(st, 8, t->owner.expires_at);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(err, store->path, db_of(store), rc, "joining the queue for a slot");
+	*id = sqlite3_last_insert_rowid(db_of(store));
+	return true;
+}
+
+bool
+sqlite_ticket_remove(struct store *store, long long id, struct store_error *err)
+{
+	return update_by_id(store, "DELETE FROM slot_queue WHERE id = ?1", id, false, 0,
+	    "leaving the queue for a slot", err);
+}
+
+bool
+sqlite_ticket_renew(struct store *store, long long id, double alive_until, struct store_error *err)
+{
+	return update_by_id(store, "UPDATE slot_queue SET alive_until = ?2 WHERE id = ?1", id, true,
+	    alive_until, "renewing a place in the queue", err);
+}
+
+static void
+fill_ticket(sqlite3_stmt *st, void *p)
+{
+	struct slot_ticket *t = p;
+
+	t->id = sqlite3_column_int64(st, 0);
+	column_text(st, 1, t->family, sizeof(t->family));
+	column_text(st, 2, t->account, sizeof(t->account));
+	column_text(st, 3, t->model, sizeof(t->model));
+	t->at = sqlite3_column_double(st, 4);
+	owner_from_row(st, 5, &t->owner);
+}
+
+bool
+sqlite_tickets(struct store *store, const char *account, const char *family,
+    struct slot_ticket **rows, size_t *count, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	bool ok;
+	int rc = prepare_keyed(store, "SELECT id, family, account, model, at, host, pid, pid_start_time,"
+	    " alive_until FROM slot_queue WHERE ?2 IS NULL OR (account = ?1 AND family = ?2) ORDER BY id",
+	    account, family, &st);
+
+	*rows = NULL;
+	*count = 0;
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "reading the queue for slots");
+	ok = collect(store, st, sizeof(**rows), fill_ticket, (void **)rows, count,
+	    "reading the queue for slots", err);
+	sqlite3_finalize(st);
+	return ok;
+}
