@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every benchmark (passthrough, classify, startup, refusal, rss, store)
+# Runs every benchmark (passthrough, classify, startup, refusal, rss, store, slots)
 # one after the other, keeps their full output in $BENCH_DIR/run-all.log,
 # and prints the machine and one Markdown table built from the RESULT line
 # each script ends with.  bench/stress.sh is a check, not a benchmark: run
@@ -23,7 +23,7 @@ machine() {
 machine_line=$(machine)
 
 results=""
-for b in passthrough classify startup refusal rss store; do
+for b in passthrough classify startup refusal rss store slots; do
 	echo "== $b" | tee -a "$log" >&2
 	out=$("$here/$b.sh" 2>&1) || { echo "$out" >> "$log"; echo "bench: $b.sh failed; see $log" >&2; exit 1; }
 	echo "$out" >> "$log"
@@ -45,7 +45,9 @@ awk -v pt_mib="$(get passthrough mib)" -v pt_w="$(get passthrough wrap_mibs)" -v
 	-v rf_t="$(get refusal true_ms)" -v rf_p="$(get refusal pass_ms)" -v rf_r="$(get refusal refuse_ms)" \
 	-v rss_w="$(get rss wrapper_kib)" \
 	-v st_g="$(get store gate_us)" -v st_r="$(get store record_us)" -v st_n="$(get store writers)" \
-	-v st_ops="$(get store records_per_s)" 'BEGIN {
+	-v st_ops="$(get store records_per_s)" \
+	-v sl_n="$(get slots nolimit_ms)" -v sl_f="$(get slots freeslot_ms)" -v sl_x="$(get slots freeslot_extra_ms)" \
+	-v sl_h="$(get slots handover_ms)" -v sl_hw="$(get slots handover_worst_ms)" 'BEGIN {
 	print "| measure | rlwrap | baseline | ratio (goal) |"
 	print "|---|---|---|---|"
 	printf "| pass-through, %d MiB JSONL (`rlwrap -- cat f`) | %d MiB/s | `cat f \\| cat`: %d MiB/s | %.0f%% of the pipe (>= 80%%) |\n",
@@ -60,4 +62,8 @@ awk -v pt_mib="$(get passthrough mib)" -v pt_w="$(get passthrough wrap_mibs)" -v
 	printf "| peak RSS, `classify-failure` on a 512 MiB single line | %.1f MiB | | (bounded) |\n", cl_rss / 1024
 	printf "| store, %d concurrent writers (run record transactions) | %d records/s | one writer: record %.0f us, refusing gate %.0f us (medians) | |\n",
 		st_n, st_ops, st_r, st_g
+	printf "| start-up with a free concurrency slot (`max_concurrent`) | %.2f ms | no limit: %.2f ms | %+.2f ms (< 1 ms) |\n",
+		sl_f, sl_n, sl_x
+	printf "| slot freed -> the next waiting child started (median, worst of 20) | %d ms, %d ms | | (< 250 ms) |\n",
+		sl_h, sl_hw
 }'
