@@ -139,6 +139,19 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from breaker_history where event = 'probe'")" 8
 }
 
+@test "a daily quota with a seconds hint: the probe that fails again opens for hours, not 41s" {
+	printf '%s\n' '{"type":"result","subtype":"success","is_error":true,"result":"Daily usage limit reached. Please retry in 41s."}' > daily
+	local now=$T0 want=(41 3600 7200 14400) w reset
+	for w in "${want[@]}"; do
+		RLWRAP_TEST_NOW=$now FAKE_STREAM=daily exits 0 "$RLWRAP" -q -- claude
+		reset=$(sqlite3 "$RLWRAP_DB" "select cast(resets_at as int) from breakers where family='claude'")
+		[ "$((reset - now))" = "$w" ] || [ "$((reset - now))" = "$((w + 1))" ] ||
+			fail "open for $((reset - now))s, want $w"
+		now=$((reset + 1))
+	done
+	assert_equal "$(sqlite3 "$RLWRAP_DB" "select reset_source from breakers where family='claude'")" default
+}
+
 @test "the overage false positive never trips" {
 	export RLWRAP_TEST_NOW=$NOW
 	printf '%s\n' \
