@@ -66,6 +66,7 @@ struct run_tap {
 	struct line_merge merge;
 	bool async;                       /* classify on a worker thread (tapqueue.h) */
 	struct tap_queue *queue;          /* started at the first chunk, after the fork */
+	int tee_pipe[2];                  /* async: stdout teed for the worker (child.h), or -1 */
 	int raw_fd;                       /* -1 when not writing */
 	const char *raw_path;
 	bool strip_screen;                /* pty mode: scan screen text */
@@ -272,7 +273,24 @@ consume_chunk(int stream, const char *buf, size_t len, void *arg)
 	line_merge_feed(&t->merge, stream, buf, len);
 }
 
-/* The relay's side: classify on the worker, or here when there is none. */
+/* Teed bytes read here, when there is no worker to read them. */
+static void
+consume_teed(struct run_tap *t, int stream, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = read(t->tee_pipe[0], t->scratch, len < sizeof(t->scratch) ? len : sizeof(t->scratch));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		consume_chunk(stream, t->scratch, (size_t)n, t);
+		len -= (size_t)n;
+	}
+}
+
+/* The relay's side: classify on the worker, or here when there is none.
+ * buf NULL: len bytes wait in the tee pipe. */
 static void
 tap_output(enum child_stream stream, const char *buf, size_t len, void *arg)
 {
@@ -280,10 +298,30 @@ tap_output(enum child_stream stream, const char *buf, size_t len, void *arg)
 
 	if (t->async && t->queue == NULL && (t->queue = tap_queue_new(consume_chunk, t)) == NULL)
 		t->async = false;
-	if (t->queue != NULL)
+	if (t->queue != NULL && buf == NULL)
+		tap_queue_push_from(t->queue, (int)stream, t->tee_pipe[0], len);
+	else if (t->queue != NULL)
 		tap_queue_push(t->queue, (int)stream, buf, len);
+	else if (buf == NULL)
+		consume_teed(t, (int)stream, len);
 	else
 		consume_chunk((int)stream, buf, len, t);
+}
+
+/* The worker classifies stdout straight from a pipe the relay tees it into
+ * (child.h); without the pipe the relay copies it into the queue. */
+static void
+tap_tee_open(struct run_tap *t, struct child_spec *spec)
+{
+	if (!t->async || spec->use_pty || pipe2(t->tee_pipe, O_CLOEXEC) < 0) {
+		t->tee_pipe[0] = t->tee_pipe[1] = -1;
+		return;
+	}
+#ifdef F_SETPIPE_SZ
+	(void)fcntl(t->tee_pipe[1], F_SETPIPE_SZ, 1024 * 1024);  /* best effort */
+#endif
+	spec->tap_tee = true;
+	spec->tap_pipe = t->tee_pipe[1];
 }
 
 /* Opens FILE for writing, before the child runs (a failure is ours: 125). */
@@ -315,6 +353,7 @@ tap_init(struct run_tap *t, const struct run_opts *o, const struct run_identity 
 	t->raw_path = o->raw_stream;
 	t->raw_fd = raw_fd;
 	t->id = id;
+	t->tee_pipe[0] = t->tee_pipe[1] = -1;
 }
 
 /* The raw stream stays open across --retry attempts: it gets them all. */
@@ -322,6 +361,9 @@ static void
 tap_free(struct run_tap *t)
 {
 	tap_queue_free(t->queue);
+	for (int i = 0; i < 2; i++)
+		if (t->tee_pipe[i] >= 0)
+			close(t->tee_pipe[i]);
 	line_merge_free(&t->merge);
 	classifier_free(t->cls);
 }
@@ -627,6 +669,7 @@ run_attempt(struct run_ctx *x, struct run_result *r)
 	tap_init(&tap, &x->o, &x->id, x->raw_fd, r->now);
 	spec_init(&spec, &x->o, &x->b.cfg, &tap);
 	attempt_watch(x, r, &tap, &spec);
+	tap_tee_open(&tap, &spec);
 	if (child_signals_catch() < 0)
 		err(EXIT_INTERNAL, "signals");
 	clock_gettime(CLOCK_REALTIME, &r->started);

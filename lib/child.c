@@ -289,6 +289,7 @@ child_spawn(struct child *c, const struct child_spec *spec)
 	close_fd(slave);
 	c->error = exec_outcome(report[0]);
 	close_fd(&report[0]);
+	c->tee_ok = spec->tap_tee && spec->tap != NULL && !spec->use_pty;
 	if (c->error == 0)
 		return SPAWN_OK;
 	while (waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
@@ -526,10 +527,121 @@ hold_keep(struct child *c, const struct child_spec *spec, const char *buf, size_
 	return true;
 }
 
+/* Waits, signals deliverable, until fd takes bytes. */
+static void
+wait_writable_signals(struct child *c, const struct child_spec *spec, int fd)
+{
+	sigset_t blocked;
+
+	sigprocmask(SIG_SETMASK, &run_mask, &blocked);
+	wait_writable(fd);
+	sigprocmask(SIG_SETMASK, &blocked, NULL);
+	if (got_tstp)
+		handle_tstp(c, spec);
+}
+
+enum spliced { SPLICED, UNSPLICEABLE, DEST_GONE };
+
+/* Moves the n bytes just teed from the child's pipe to rlwrap's stdout. */
+static enum spliced
+splice_out(struct child *c, const struct child_spec *spec, size_t n)
+{
+	bool moved = false;
+
+	while (n > 0) {
+		ssize_t m = splice(c->fd[CHILD_OUT], NULL, c->dest[CHILD_OUT], NULL, n, SPLICE_F_MOVE);
+
+		if (m > 0) {
+			n -= (size_t)m;
+			moved = true;
+		} else if (m < 0 && errno == EAGAIN) {
+			wait_writable_signals(c, spec, c->dest[CHILD_OUT]);
+		} else if (m < 0 && errno == EINVAL && !moved) {
+			return UNSPLICEABLE;   /* a terminal, an O_APPEND file, ... */
+		} else if (m <= 0 && errno != EINTR) {
+			return DEST_GONE;
+		}
+	}
+	return SPLICED;
+}
+
+/* The n teed bytes by read and write instead (false: rlwrap's stdout is gone). */
+static bool
+copy_out(struct child *c, const struct child_spec *spec, size_t n, char *buf)
+{
+	size_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(c->fd[CHILD_OUT], buf + got, n - got);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return write_out(c, spec, c->dest[CHILD_OUT], buf, got) == 0;
+}
+
+/* Are there bytes in the pipe (a tee that would block: the tap is full)? */
+static bool
+bytes_waiting(int fd)
+{
+	int n = 0;
+
+	return ioctl(fd, FIONREAD, &n) == 0 && n > 0;
+}
+
+/*
+ * stdout by tee(2) into the tap's pipe and splice(2) to rlwrap's stdout.
+ * False when the kernel will not (nothing was relayed then): the caller
+ * relays by read and write from then on.
+ */
+static bool
+relay_tee(struct child *c, const struct child_spec *spec, char *buf)
+{
+	for (int round = 0; round < 8 && c->fd[CHILD_OUT] >= 0; round++) {
+		ssize_t n = tee(c->fd[CHILD_OUT], spec->tap_pipe, CHILD_BUF_SIZE, SPLICE_F_NONBLOCK);
+		int error = errno;
+		enum spliced how = SPLICED;
+
+		if (n < 0 && error == EINTR)
+			continue;
+		if (n < 0 && error == EAGAIN && bytes_waiting(c->fd[CHILD_OUT])) {
+			wait_writable_signals(c, spec, spec->tap_pipe);
+			continue;
+		}
+		if (n < 0)
+			return error == EAGAIN || round > 0;
+		if (n == 0) {
+			close_stream(c, CHILD_OUT);
+			return true;
+		}
+		c->unread[CHILD_OUT] = c->unread[CHILD_OUT] > (size_t)n ? c->unread[CHILD_OUT] - (size_t)n : 0;
+		if ((how = splice_out(c, spec, (size_t)n)) == UNSPLICEABLE) {
+			c->tee_ok = false;
+			how = copy_out(c, spec, (size_t)n, buf) ? SPLICED : DEST_GONE;
+		}
+		if (how == DEST_GONE) {
+			c->dest[CHILD_OUT] = -1;
+			close_stream(c, CHILD_OUT);
+		}
+		spec->tap(CHILD_OUT, NULL, (size_t)n, spec->tap_arg);
+		if (!c->tee_ok || (size_t)n < CHILD_BUF_SIZE)
+			return true;
+	}
+	return true;
+}
+
 /* Reads what a stream has (a few buffers at most), relays it and taps it. */
 static void
 relay(struct child *c, const struct child_spec *spec, int i, char *buf)
 {
+	if (i == CHILD_OUT && c->tee_ok && spec->hold == NULL && c->dest[i] >= 0) {
+		if (relay_tee(c, spec, buf))
+			return;
+		c->tee_ok = false;
+	}
 	for (int round = 0; round < 8 && c->fd[i] >= 0; round++) {
 		ssize_t n = read(c->fd[i], buf, CHILD_BUF_SIZE);
 

@@ -27,7 +27,8 @@
 enum child_stream { CHILD_OUT, CHILD_ERR, CHILD_STREAMS };
 
 /* Sees every chunk the child wrote, right after it was relayed (and also
- * when its destination is gone), in arrival order. */
+ * when its destination is gone), in arrival order.  buf NULL: the chunk's
+ * len bytes wait in spec->tap_pipe (see there). */
 typedef void (*child_tap)(enum child_stream stream, const char *buf, size_t len, void *arg);
 
 /*
@@ -55,6 +56,13 @@ struct child_spec {
 	struct term_mode *term;  /* rlwrap's raw terminal (pty mode), or NULL */
 	child_tap tap;
 	void *tap_arg;
+	/* With tap_tee, tap_pipe is a pipe's write end.  While stdout is
+	 * relayed as it arrives (no hold, no pty) and the kernel allows, its
+	 * bytes are tee(2)d into that pipe and splice(2)d to rlwrap's stdout,
+	 * never passing through rlwrap's memory; the tap is then called with
+	 * buf NULL and reads them from the pipe's other end. */
+	bool tap_tee;
+	int tap_pipe;
 	struct child_hold *hold;   /* NULL: stdout is relayed as it arrives */
 	bool die_with_parent;      /* SIGTERM to the child when rlwrap dies, however it dies */
 };
@@ -70,6 +78,7 @@ struct child {
 	int status;                   /* wait status, once reaped */
 	bool reaped;
 	size_t unread[CHILD_STREAMS]; /* bytes the child left in each pipe when it exited */
+	bool tee_ok;                  /* stdout still goes by tee and splice (spec->tap_tee) */
 	int error;                    /* errno of a failed spawn */
 };
 

@@ -1,13 +1,16 @@
 /* tapqueue.c: a single-producer, single-consumer ring of byte chunks. */
 #include <pthread.h>
 #include <signal.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tapqueue.h"
 
 struct slot {
 	int stream;
+	int from_fd;     /* -1, or the pipe the worker reads len bytes from */
 	size_t len;
 	char *buf;
 };
@@ -25,6 +28,25 @@ struct tap_queue {
 	char *memory;
 };
 
+/* The bytes were in the pipe before their slot was pushed: no wait. */
+static void
+slot_fill(struct slot *s)
+{
+	size_t got = 0;
+
+	while (s->from_fd >= 0 && got < s->len) {
+		ssize_t n = read(s->from_fd, s->buf + got, s->len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (s->from_fd >= 0)
+		s->len = got;
+}
+
 static void *
 worker_main(void *p)
 {
@@ -41,6 +63,7 @@ worker_main(void *p)
 		s = &q->slots[q->head];
 		/* The slot stays counted while it is read, so the relay cannot reuse it. */
 		pthread_mutex_unlock(&q->lock);
+		slot_fill(s);
 		q->consume(s->stream, s->buf, s->len, q->arg);
 		pthread_mutex_lock(&q->lock);
 		q->head = (q->head + 1) % TAP_QUEUE_SLOTS;
@@ -91,8 +114,9 @@ tap_queue_new(tap_consumer consume, void *arg)
 	return q;
 }
 
+/* buf NULL: len bytes wait in from_fd. */
 static void
-push_piece(struct tap_queue *q, int stream, const char *buf, size_t len)
+push_piece(struct tap_queue *q, int stream, const char *buf, int from_fd, size_t len)
 {
 	struct slot *s;
 
@@ -102,7 +126,9 @@ push_piece(struct tap_queue *q, int stream, const char *buf, size_t len)
 	s = &q->slots[(q->head + q->count) % TAP_QUEUE_SLOTS];
 	pthread_mutex_unlock(&q->lock);
 	/* The slot is free and only this thread fills slots: copy unlocked. */
-	memcpy(s->buf, buf, len);
+	if (buf != NULL)
+		memcpy(s->buf, buf, len);
+	s->from_fd = buf != NULL ? -1 : from_fd;
 	s->len = len;
 	s->stream = stream;
 	pthread_mutex_lock(&q->lock);
@@ -117,8 +143,19 @@ tap_queue_push(struct tap_queue *q, int stream, const char *buf, size_t len)
 	while (len > 0) {
 		size_t n = len < TAP_QUEUE_SLOT_SIZE ? len : TAP_QUEUE_SLOT_SIZE;
 
-		push_piece(q, stream, buf, n);
+		push_piece(q, stream, buf, -1, n);
 		buf += n;
+		len -= n;
+	}
+}
+
+void
+tap_queue_push_from(struct tap_queue *q, int stream, int fd, size_t len)
+{
+	while (len > 0) {
+		size_t n = len < TAP_QUEUE_SLOT_SIZE ? len : TAP_QUEUE_SLOT_SIZE;
+
+		push_piece(q, stream, NULL, fd, n);
 		len -= n;
 	}
 }

@@ -28,6 +28,9 @@ struct tap_queue;
 struct tap_queue *tap_queue_new(tap_consumer consume, void *arg);
 /* Copies len bytes in, in slot-sized pieces; blocks while the ring is full. */
 void tap_queue_push(struct tap_queue *q, int stream, const char *buf, size_t len);
+/* len bytes of stream wait in the pipe fd: the worker reads them there, in
+ * their turn, into a slot; blocks while the ring is full. */
+void tap_queue_push_from(struct tap_queue *q, int stream, int fd, size_t len);
 /* Waits until the consumer has had everything pushed so far. */
 void tap_queue_sync(struct tap_queue *q);
 /* Delivers what is left, stops the worker and frees the queue. */
