@@ -350,11 +350,39 @@ fuzz_check_heartbeat(const char *s, size_t len)
 	return why;
 }
 
+/* A line heartbeat_like() matches is one heartbeat_scan() accepts with the
+ * template line's state; a line the scan accepts becomes the template. */
+static inline const char *
+fuzz_check_template(struct heartbeat_template *tpl, char *tpl_state, size_t *tpl_state_len,
+    const char *s, size_t len)
+{
+	char state[HEARTBEAT_STATE_MAX];
+	struct heartbeat_template next;
+	size_t n;
+
+	if (tpl->len > 0 && heartbeat_like(tpl, s, len) &&
+	    (!heartbeat_scan(s, len, state, &n) || n != *tpl_state_len || memcmp(state, tpl_state, n) != 0))
+		return "heartbeat_like matched a line the scan reads otherwise";
+	if (heartbeat_scan_template(s, len, state, &n, &next) && next.len > 0) {
+		if (!heartbeat_like(&next, s, len))
+			return "heartbeat_like does not match its own template line";
+		*tpl = next;
+		memcpy(tpl_state, state, n);
+		*tpl_state_len = n;
+	}
+	return NULL;
+}
+
 /* Every line of the stream, cut as process_line() cuts it. */
 static inline const char *
 fuzz_check_heartbeats(const uint8_t *s, size_t len)
 {
+	static struct heartbeat_template tpl;
+	static char tpl_state[HEARTBEAT_STATE_MAX];
+	size_t tpl_state_len = 0;
 	const char *p = (const char *)s, *end = p + len, *nl, *why;
+
+	tpl.len = 0;
 
 	while (p < end) {
 		const char *q = p;
@@ -368,7 +396,8 @@ fuzz_check_heartbeats(const uint8_t *s, size_t len)
 			q++;
 			n--;
 		}
-		if ((why = fuzz_check_heartbeat(q, n)) != NULL)
+		if ((why = fuzz_check_heartbeat(q, n)) != NULL ||
+		    (why = fuzz_check_template(&tpl, tpl_state, &tpl_state_len, q, n)) != NULL)
 			return why;
 		if (nl == NULL)
 			break;

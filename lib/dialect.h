@@ -74,6 +74,7 @@ void ctx_add_cost(struct dialect_ctx *ctx, json_t *cost);
 struct dialect_memo {
 	size_t len;                       /* 0 until something is remembered */
 	char bytes[HEARTBEAT_STATE_MAX];
+	struct heartbeat_template tpl;    /* a line with that state, when len > 0 */
 };
 
 struct dialect {

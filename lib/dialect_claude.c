@@ -198,39 +198,61 @@ has_rare(const char *s, size_t len, const char *needle, size_t n)
 	return false;
 }
 
+/* Does "error": end in the last 512 bytes?  The few colons there are
+ * found faster than the whole needle. */
+static bool
+tail_has_error_key(const char *s, size_t len)
+{
+	const char *start = s + len - (len < 512 ? len : 512), *p = s + len;
+
+	while (p > start && (p = memrchr(start, ':', (size_t)(p - start))) != NULL)
+		if (p - start >= 7 && memcmp(p - 7, "\"error\"", 7) == 0)
+			return true;
+	return false;
+}
+
 /* Synthetic errors are assistant records with a top-level error, which
  * comes after the long message content. */
 bool
 claude_output_may_fail(const char *type, size_t type_len, const char *line, size_t len)
 {
-	size_t tail = len < 512 ? len : 512;
-
 	if (type_len != 9 || memcmp(type, "assistant", 9) != 0)
 		return false;
-	return has_rare(line, len, "<synthetic>", 11) ||
-	    memmem(line + len - tail, tail, "\"error\":", 8) != NULL;
+	return has_rare(line, len, "<synthetic>", 11) || tail_has_error_key(line, len);
 }
 
 /*
  * An allowed heartbeat whose reset and overage state (heartbeat.h) is the
  * one the last heartbeat had: record() would answer REC_EVENT, as for
  * every allowed one, and claude_detect() accepts it, as it is the first
- * dialect in the table.  A heartbeat with a new state is parsed, so every
- * change of reset or overage state passes through record().
+ * dialect in the table.  A heartbeat with a new state, or after one that
+ * was not an allowed one the scan could read, is parsed, so every change
+ * of status, reset or overage state passes through record().
  */
 bool
 claude_heartbeat_unchanged(struct dialect_memo *memo, const char *line, size_t len)
 {
+	static const char event[] = "{\"type\":\"rate_limit_event\"";
 	char state[HEARTBEAT_STATE_MAX];
+	struct heartbeat_template tpl;
 	size_t n;
+	bool same;
 
-	if (!heartbeat_scan(line, len, state, &n))
-		return false;
-	if (n == memo->len && memcmp(state, memo->bytes, n) == 0)
+	/* Most heartbeats: the last one's bytes but for utilization and uuid. */
+	if (memo->len > 0 && heartbeat_like(&memo->tpl, line, len))
 		return true;
+	if (!heartbeat_scan_template(line, len, state, &n, &tpl)) {
+		/* Another status, or bytes the scan leaves to the parser: the
+		 * next allowed heartbeat is a change again. */
+		if (len >= sizeof(event) - 1 && memcmp(line, event, sizeof(event) - 1) == 0)
+			memo->len = 0;
+		return false;
+	}
+	same = n == memo->len && memcmp(state, memo->bytes, n) == 0;
 	memcpy(memo->bytes, state, n);
 	memo->len = n;
-	return false;
+	memo->tpl = tpl;
+	return same;
 }
 
 static const char *const claude_commands[] = { "claude", NULL };

@@ -17,6 +17,8 @@ enum role {
 };
 
 struct scan {
+	const char *line;      /* where the line starts, for template slots */
+	struct heartbeat_template *tpl;   /* NULL, or slots to note */
 	const char *p, *end;
 	const char *mark;      /* rate_limit_info bytes from here are not in state yet */
 	char *state;
@@ -48,18 +50,19 @@ state_add(struct scan *sc, const char *to)
 static bool
 scan_string(struct scan *sc, const char **s, size_t *n)
 {
-	const char *close;
+	const char *b;
 
 	if (sc->p >= sc->end || *sc->p != '"')
 		return false;
-	*s = ++sc->p;
-	if ((close = memchr(sc->p, '"', (size_t)(sc->end - sc->p))) == NULL)
-		return false;
-	for (const char *b = sc->p; b < close; b++)
+	*s = b = ++sc->p;
+	/* Short strings: one pass finds the end and checks every byte. */
+	for (; b < sc->end && *b != '"'; b++)
 		if (*b < 0x20 || *b > 0x7e || *b == '\\')
 			return false;
-	*n = (size_t)(close - sc->p);
-	sc->p = close + 1;
+	if (b == sc->end)
+		return false;
+	*n = (size_t)(b - sc->p);
+	sc->p = b + 1;
 	return true;
 }
 
@@ -107,6 +110,25 @@ scan_literal(struct scan *sc, const char *word)
 	return true;
 }
 
+/* A scalar value that may change without changing the state: a slot. */
+static bool
+scan_slot(struct scan *sc, enum role inner, int depth)
+{
+	const char *start = sc->p;
+	struct heartbeat_template *t = sc->tpl;
+
+	if (sc->p < sc->end && *sc->p == '{')
+		return scan_value(sc, inner, depth);
+	if (!scan_value(sc, inner, depth))
+		return false;
+	if (t != NULL && t->nslots < HEARTBEAT_SLOTS_MAX) {
+		t->slots[t->nslots].start = (size_t)(start - sc->line);
+		t->slots[t->nslots++].end = (size_t)(sc->p - sc->line);
+	} else
+		sc->tpl = NULL;   /* too many: no template */
+	return true;
+}
+
 /* One "key":value member of an object in role. */
 static bool
 scan_member(struct scan *sc, enum role role, int depth)
@@ -123,11 +145,13 @@ scan_member(struct scan *sc, enum role role, int depth)
 	if (role == ROLE_INFO && is(key, kn, "status"))
 		return scan_string(sc, &v, &vn) && (sc->allowed = is(v, vn, "allowed"));
 	if (inner == ROLE_IN_INFO && is(key, kn, "utilization")) {
-		if (!state_add(sc, sc->p) || !scan_value(sc, inner, depth))
+		if (!state_add(sc, sc->p) || !scan_slot(sc, inner, depth))
 			return false;
 		sc->mark = sc->p;
 		return true;
 	}
+	if (role == ROLE_TOP)
+		return scan_slot(sc, inner, depth);
 	return scan_value(sc, inner, depth);
 }
 
@@ -181,7 +205,19 @@ scan_value(struct scan *sc, enum role role, int depth)
 bool
 heartbeat_scan(const char *line, size_t len, char *state, size_t *state_len)
 {
-	struct scan sc = { .end = line + len, .state = state };
+	return heartbeat_scan_template(line, len, state, state_len, NULL);
+}
+
+bool
+heartbeat_scan_template(const char *line, size_t len, char *state, size_t *state_len,
+    struct heartbeat_template *tpl)
+{
+	struct scan sc = { .line = line, .end = line + len, .state = state };
+
+	if (tpl != NULL) {
+		tpl->len = tpl->nslots = 0;
+		sc.tpl = len <= HEARTBEAT_TEMPLATE_MAX ? tpl : NULL;
+	}
 
 	if (len <= HEARTBEAT_PREFIX_LEN || memcmp(line, HEARTBEAT_PREFIX, HEARTBEAT_PREFIX_LEN) != 0)
 		return false;
@@ -189,8 +225,61 @@ heartbeat_scan(const char *line, size_t len, char *state, size_t *state_len)
 	/* rate_limit_info, then the record's other members; nothing after. */
 	if (!scan_members(&sc, ROLE_INFO, 2, false) || !state_add(&sc, sc.p))
 		return false;
-	if (!sc.allowed || !scan_members(&sc, ROLE_TOP, 1, true) || sc.p != sc.end)
+	if (!sc.allowed || !scan_members(&sc, ROLE_TOP, 1, true) || sc.p != sc.end) {
+		if (tpl != NULL)
+			tpl->nslots = 0;
 		return false;
+	}
 	*state_len = sc.state_len;
+	if (sc.tpl != NULL) {
+		memcpy(tpl->line, line, len);
+		tpl->len = len;
+	} else if (tpl != NULL)
+		tpl->nslots = 0;
 	return true;
+}
+
+/* Does line hold, at *at, the n bytes of the template from from?  Moves on. */
+static bool
+same_bytes(const char *line, size_t len, size_t *at, const char *from, size_t n)
+{
+	if (len - *at < n || memcmp(line + *at, from, n) != 0)
+		return false;
+	*at += n;
+	return true;
+}
+
+/* A scalar in a slot: what the template has there (often), or another. */
+static bool
+slot_value(const struct heartbeat_template *tpl, size_t k, const char *line, size_t len, size_t *at)
+{
+	size_t start = tpl->slots[k].start, n = tpl->slots[k].end - start;
+	struct scan sc = { .line = line, .p = line + *at, .end = line + len };
+
+	/* The same bytes, followed by the same next byte (the token ends there too). */
+	if (len - *at > n && memcmp(line + *at, tpl->line + start, n) == 0 &&
+	    line[*at + n] == tpl->line[start + n]) {
+		*at += n;
+		return true;
+	}
+	if (sc.p >= sc.end || *sc.p == '{' || !scan_value(&sc, ROLE_OUTSIDE, SCAN_DEPTH_MAX))
+		return false;
+	*at = (size_t)(sc.p - line);
+	return true;
+}
+
+bool
+heartbeat_like(const struct heartbeat_template *tpl, const char *line, size_t len)
+{
+	size_t at = 0, from = 0;
+
+	if (tpl->len == 0)
+		return false;
+	for (size_t k = 0; k < tpl->nslots; k++) {
+		if (!same_bytes(line, len, &at, tpl->line + from, tpl->slots[k].start - from) ||
+		    !slot_value(tpl, k, line, len, &at))
+			return false;
+		from = tpl->slots[k].end;
+	}
+	return same_bytes(line, len, &at, tpl->line + from, tpl->len - from) && at == len;
 }

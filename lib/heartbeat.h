@@ -22,6 +22,22 @@
 #define HEARTBEAT_PREFIX_LEN (sizeof(HEARTBEAT_PREFIX) - 1)
 /* The longest state a heartbeat may carry and still be recognised. */
 #define HEARTBEAT_STATE_MAX 1024
+/* A line heartbeat_like() can compare against: at most this long, with at
+ * most this many values that may change (utilization, uuid, ...). */
+#define HEARTBEAT_TEMPLATE_MAX 2048
+#define HEARTBEAT_SLOTS_MAX 16
+
+/*
+ * The last line heartbeat_scan() accepted, and where its values that may
+ * change without changing its state lie: the utilization values in
+ * rate_limit_info, and the record's other scalar values (uuid, session_id).
+ */
+struct heartbeat_template {
+	size_t len;                          /* 0: none */
+	char line[HEARTBEAT_TEMPLATE_MAX];
+	size_t nslots;
+	struct { size_t start, end; } slots[HEARTBEAT_SLOTS_MAX];
+};
 
 /*
  * Is line (without its newline) a rate_limit_event object, in the subset
@@ -33,5 +49,16 @@
  * differ in utilization, uuid or the like only.
  */
 bool heartbeat_scan(const char *line, size_t len, char *state, size_t *state_len);
+/* heartbeat_scan() that also makes line the template (tpl->len 0 when the
+ * line cannot be one). */
+bool heartbeat_scan_template(const char *line, size_t len, char *state, size_t *state_len,
+    struct heartbeat_template *tpl);
+/*
+ * Is line the template's line with other scalar values in its slots?  Then
+ * heartbeat_scan() accepts it with the template line's state; this only
+ * finds that out faster (the bytes between the slots are compared, not
+ * scanned).  False says nothing: scan the line.
+ */
+bool heartbeat_like(const struct heartbeat_template *tpl, const char *line, size_t len);
 
 #endif

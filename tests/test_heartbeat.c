@@ -113,6 +113,35 @@ test_state_too_long(void **unused)
 	assert_false(heartbeat_scan(line, strlen(line), state, &n));
 }
 
+/* The template: the same state with other utilization, uuid or session
+ * values matches; anything else is left to the scan. */
+static void
+test_template(void **unused)
+{
+	static struct heartbeat_template tpl;
+	static const char other_reset[] = INFO_HEAD "\"resetsAt\":1796074200,\"rateLimitType\":\"five_hour\"," \
+	    "\"overageStatus\":\"rejected\",\"overageDisabledReason\":\"org_level_disabled\",\"isUsingOverage\":false," \
+	    WINDOWS("0.31", "0.062") TAIL("f6a50000-2c3d-4e5f-9a6b-7c8d9e0f1a2b");
+	static const char extra_key[] = INFO_HEAD STATE WINDOWS("0.31", "0.062")
+	    "},\"uuid\":\"u\",\"session_id\":\"s\",\"type\":\"result\"}";
+	static const char object_uuid[] = INFO_HEAD STATE WINDOWS("0.31", "0.062")
+	    "},\"uuid\":{\"a\":1},\"session_id\":\"4d1f0c7e-2b9a-4c55-8e31-6a0f9d2b7c14\"}";
+	static const char escaped[] = INFO_HEAD STATE WINDOWS("0.31", "0.062") TAIL("f6a5\\u0030");
+	char state[HEARTBEAT_STATE_MAX];
+	size_t n;
+
+	assert_true(heartbeat_scan_template(beat_a, strlen(beat_a), state, &n, &tpl));
+	assert_int_equal(tpl.len, strlen(beat_a));
+	assert_int_equal(tpl.nslots, 4);   /* two utilizations, uuid, session_id */
+	assert_true(heartbeat_like(&tpl, beat_a, strlen(beat_a)));
+	assert_true(heartbeat_like(&tpl, beat_b, strlen(beat_b)));
+	assert_false(heartbeat_like(&tpl, other_reset, strlen(other_reset)));
+	assert_false(heartbeat_like(&tpl, extra_key, strlen(extra_key)));
+	assert_false(heartbeat_like(&tpl, object_uuid, strlen(object_uuid)));
+	assert_false(heartbeat_like(&tpl, escaped, strlen(escaped)));
+	assert_false(heartbeat_like(&tpl, beat_b, strlen(beat_b) - 1));
+}
+
 struct count {
 	int signals;
 };
@@ -160,6 +189,7 @@ main(void)
 		cmocka_unit_test(test_state_changes),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_state_too_long),
+		cmocka_unit_test(test_template),
 		cmocka_unit_test(test_classifier_after_repeats),
 	};
 
