@@ -124,6 +124,14 @@ void cmd_format_reset(double t, time_t now, char *buf, size_t size);
 /* "2026-11-30T17:00:00+01:00": the local time of t. */
 void cmd_format_local(double t, char *buf, size_t size);
 
+/* The [hooks] (cmd/hook.c): on_trip / on_close for each transition, on_wait
+ * for a spawn that starts waiting on blocking; started detached, never
+ * waited for; a failure is reported in one line and otherwise ignored. */
+struct breaker;
+struct breaker_transitions;
+void hooks_run_transitions(const struct config *cfg, const struct breaker_transitions *t);
+void hook_run_wait(const struct config *cfg, const struct breaker *blocking);
+
 /* status --short (cmd/status_short.c): "claude 1h23m · codex ok". */
 struct breaker;
 struct family_counts;

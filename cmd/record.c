@@ -79,13 +79,16 @@ record_store(const struct cmd_state *st, struct run_report *run, const struct fa
 {
 	struct record_outcome out;
 	struct store_error error;
+	int rc;
 
 	if (!breaker_record_run(st->store, st->cfg, run, sig, &out, &error)) {
 		warnx_visible("%s", error.message);
 		return 1;
 	}
 	print_outcome(&out, sig, now);
-	return fflush(stdout) == 0 ? 0 : 1;
+	rc = fflush(stdout) == 0 ? 0 : 1;
+	hooks_run_transitions(st->cfg, &out.transitions);
+	return rc;
 }
 
 static int

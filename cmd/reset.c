@@ -18,6 +18,7 @@ reset_exec(struct args *args)
 	const struct cmd_entry *self = &cmd_reset_entry;
 	bool all = args_has(args, OPT_ALL);
 	struct store_error error;
+	struct breaker_transitions closes = { 0 };
 	struct breaker_key key;
 	struct config cfg;
 	struct cmd_state st;
@@ -32,14 +33,15 @@ reset_exec(struct args *args)
 		cmd_state_close(&st);
 		return EXIT_USAGE;
 	}
-	if (!breaker_reset(st.store, all ? NULL : &key, (double)cmd_now(), &matched, &closed, &error))
+	if (!breaker_reset(st.store, all ? NULL : &key, (double)cmd_now(), &matched, &closed, &closes, &error))
 		warnx_visible("%s", error.message);
 	else if (!all && matched == 0) {
 		key_format(&key, name, sizeof(name));
 		warnx_visible("no breaker %s (account %s)", name, key.account);
 	} else {
 		printf("closed %d breaker%s\n", closed, closed == 1 ? "" : "s");
-		rc = 0;
+		rc = fflush(stdout) == 0 ? 0 : 1;
+		hooks_run_transitions(&cfg, &closes);
 	}
 	cmd_state_close(&st);
 	return rc;

@@ -74,6 +74,7 @@ struct run_breaker {
 	long long run_id;                 /* this attempt's running row; 0 = none */
 	struct heartbeat *heartbeat;      /* renewing it while the child runs */
 	int spawns;                       /* attempts spawned so far */
+	struct breaker_transitions probe_closes;   /* for the hooks, run after the attempt */
 };
 
 /* ---- cmd/run_gate.c ---- */

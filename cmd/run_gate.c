@@ -221,6 +221,7 @@ struct gate {
 	double blocked_until, wake; /* a breaker wait: the reset and its jittered end */
 	long long wait_id;          /* the waits row of a slot wait; 0 = none */
 	bool store_closed_refuses;  /* the first look: on_store_error = closed applies */
+	bool wait_hooked;           /* on_wait has run for this spawn */
 	char cwd[PATH_MAX];
 };
 
@@ -249,6 +250,10 @@ check_breakers(struct gate *g, double now, struct wait_reason *r)
 		return refuse(b, g->o, g->id, &g->d, now, g->wait_max);
 	case GATE_WAIT:
 		break;
+	}
+	if (!g->wait_hooked) {   /* a spawn starts waiting: once, however often it looks again */
+		hook_run_wait(&b->cfg, &g->d.blocking);
+		g->wait_hooked = true;
 	}
 	if (g->d.blocked_until != g->blocked_until) {
 		g->blocked_until = g->d.blocked_until;
@@ -456,8 +461,9 @@ probe_output_seen(struct run_breaker *b, const struct run_identity *id)
 	if (!b->probing || b->store == NULL)
 		return;
 	b->probing = false;
+	/* The closes go to the hooks after the attempt: never mid-stream. */
 	if (!breaker_probe_output(b->store, id->account, id->family, &b->holder, run_clock(b), &closed,
-	    &error))
+	    &b->probe_closes, &error))
 		store_trouble(b, &error);
 }
 
@@ -482,11 +488,14 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 	r->run_id = 0;
 	b->run_id = 0;
 	b->probing = false;
-	if (b->store == NULL)
-		return;
-	if (!breaker_record_run(b->store, &b->cfg, &run, &r->sig, &r->outcome, &error)) {
+	if (b->store != NULL && breaker_record_run(b->store, &b->cfg, &run, &r->sig, &r->outcome, &error))
+		r->run_id = r->outcome.run_id;
+	else if (b->store != NULL)
 		store_trouble(b, &error);
-		return;
-	}
-	r->run_id = r->outcome.run_id;
+	/* The child's bytes are out and its status known: now the hooks of
+	 * what changed, the probe's closes first. */
+	hooks_run_transitions(&b->cfg, &b->probe_closes);
+	memset(&b->probe_closes, 0, sizeof(b->probe_closes));
+	if (r->run_id != 0)
+		hooks_run_transitions(&b->cfg, &r->outcome.transitions);
 }

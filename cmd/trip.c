@@ -46,6 +46,7 @@ trip_exec(struct args *args)
 	time_t now = cmd_now();
 	struct store_error error;
 	struct breaker_key key;
+	struct breaker_transitions tripped = { 0 };
 	struct breaker after;
 	struct config cfg;
 	struct cmd_state st;
@@ -64,12 +65,13 @@ trip_exec(struct args *args)
 		cmd_state_close(&st);
 		return EXIT_USAGE;
 	}
-	if (breaker_trip_manual(st.store, &cfg, &key, reason, resets_at, (double)now, &after, &error)) {
+	if (breaker_trip_manual(st.store, &cfg, &key, reason, resets_at, (double)now, &after, &tripped, &error)) {
 		key_format(&after.key, name, sizeof(name));
 		cmd_format_reset(after.resets_at, now, reset, sizeof(reset));
 		print_visible("%s (account %s): open until %s, %s from %s", name, after.key.account, reset,
 		    reason_name(after.reason), after.reset_source);
-		rc = 0;
+		rc = fflush(stdout) == 0 ? 0 : 1;
+		hooks_run_transitions(&cfg, &tripped);
 	} else
 		warnx_visible("%s", error.message);
 	cmd_state_close(&st);

@@ -212,6 +212,30 @@ close_breaker(struct breaker *b, double now)
 	memset(&b->lease, 0, sizeof(b->lease));
 }
 
+void
+breaker_transitions_add(struct breaker_transitions *t, enum breaker_change change, const struct breaker *b)
+{
+	if (t == NULL)
+		return;
+	if (t->count == BREAKER_TRANSITIONS_MAX) {
+		t->dropped++;
+		return;
+	}
+	t->change[t->count] = change;
+	t->breaker[t->count++] = *b;
+}
+
+/* Appends what a committed transaction collected to the caller's list. */
+static void
+transitions_append(struct breaker_transitions *to, const struct breaker_transitions *from)
+{
+	if (to == NULL)
+		return;
+	for (size_t i = 0; i < from->count; i++)
+		breaker_transitions_add(to, from->change[i], &from->breaker[i]);
+	to->dropped += from->dropped;
+}
+
 /* Saves b and writes its history row. */
 static bool
 save_change(struct store *store, const struct breaker *b, const char *event, long long run_id,
@@ -384,6 +408,7 @@ struct probe_output_ctx {
 	const struct probe_lease *holder;
 	double now;
 	int closed;
+	struct breaker_transitions transitions;
 };
 
 static bool
@@ -402,6 +427,7 @@ probe_output_locked(struct store *store, void *arg, struct store_error *err)
 			continue;
 		close_breaker(&rows[i], ctx->now);
 		ok = save_change(store, &rows[i], "probe-success", 0, ctx->now, err);
+		breaker_transitions_add(&ctx->transitions, CHANGE_CLOSED, &rows[i]);
 		ctx->closed++;
 	}
 	free(rows);
@@ -410,12 +436,15 @@ probe_output_locked(struct store *store, void *arg, struct store_error *err)
 
 bool
 breaker_probe_output(struct store *store, const char *account, const char *family,
-    const struct probe_lease *holder, double now, int *closed, struct store_error *err)
+    const struct probe_lease *holder, double now, int *closed, struct breaker_transitions *transitions,
+    struct store_error *err)
 {
-	struct probe_output_ctx ctx = { account, family, holder, now, 0 };
+	struct probe_output_ctx ctx = { .account = account, .family = family, .holder = holder, .now = now };
 	bool ok = in_transaction(store, probe_output_locked, &ctx, err);
 
 	*closed = ok ? ctx.closed : 0;
+	if (ok)
+		transitions_append(transitions, &ctx.transitions);
 	return ok;
 }
 
@@ -462,6 +491,8 @@ record_trip(struct store *store, struct record_ctx *ctx, const struct breaker *r
 	}
 	ctx->out->breaker = find_or_new(rows, count, &key);
 	ctx->out->change = breaker_apply_trip(&ctx->out->breaker, ctx->cfg, &trip, now);
+	if (ctx->out->change == CHANGE_TRIPPED)
+		breaker_transitions_add(&ctx->out->transitions, CHANGE_TRIPPED, &ctx->out->breaker);
 	return save_change(store, &ctx->out->breaker, breaker_change_event(ctx->out->change),
 	    ctx->out->run_id, now, err);
 }
@@ -483,6 +514,7 @@ record_success_and_leases(struct store *store, struct record_ctx *ctx, struct br
 			close_breaker(b, now);
 			event = "close";
 			ctx->out->closed++;
+			breaker_transitions_add(&ctx->out->transitions, CHANGE_CLOSED, b);
 		} else if (holder != NULL && b->state == BREAKER_HALF_OPEN &&
 		    probe_lease_same_holder(&b->lease, holder)) {
 			memset(&b->lease, 0, sizeof(b->lease));
@@ -560,6 +592,8 @@ breaker_record_run(struct store *store, const struct config *cfg, const struct r
 		.term_signal = run->term_signal, .signal = *sig, .usage = run->usage,
 	};
 	ok = in_transaction(store, record_locked, &ctx, err);
+	if (!ok)   /* rolled back: nothing changed */
+		memset(&outcome->transitions, 0, sizeof(outcome->transitions));
 	free(argv_text);
 	json_decref(argv);
 	return ok;
@@ -571,6 +605,7 @@ struct manual_trip_ctx {
 	struct trip trip;
 	double now;
 	struct breaker *after;
+	enum breaker_change change;
 };
 
 static bool
@@ -584,26 +619,32 @@ manual_trip_locked(struct store *store, void *arg, struct store_error *err)
 		return false;
 	*ctx->after = find_or_new(rows, count, ctx->key);
 	free(rows);
-	breaker_apply_trip(ctx->after, ctx->cfg, &ctx->trip, ctx->now);
+	ctx->change = breaker_apply_trip(ctx->after, ctx->cfg, &ctx->trip, ctx->now);
 	return save_change(store, ctx->after, "manual-trip", 0, ctx->now, err);
 }
 
 bool
 breaker_trip_manual(struct store *store, const struct config *cfg, const struct breaker_key *key,
-    enum reason reason, double resets_at, double now, struct breaker *after, struct store_error *err)
+    enum reason reason, double resets_at, double now, struct breaker *after,
+    struct breaker_transitions *transitions, struct store_error *err)
 {
 	struct manual_trip_ctx ctx = {
 		.cfg = cfg, .key = key, .now = now, .after = after,
 		.trip = { .reason = reason, .resets_at = resets_at, .source = "manual", .message = "manual trip" },
 	};
 
-	return in_transaction(store, manual_trip_locked, &ctx, err);
+	if (!in_transaction(store, manual_trip_locked, &ctx, err))
+		return false;
+	if (ctx.change == CHANGE_TRIPPED)
+		breaker_transitions_add(transitions, CHANGE_TRIPPED, after);
+	return true;
 }
 
 struct reset_ctx {
 	const struct breaker_key *key;
 	double now;
 	int matched, closed;
+	struct breaker_transitions transitions;
 };
 
 static bool
@@ -633,6 +674,7 @@ reset_locked(struct store *store, void *arg, struct store_error *err)
 			continue;
 		close_breaker(&rows[i], ctx->now);
 		ok = save_change(store, &rows[i], "reset", 0, ctx->now, err);
+		breaker_transitions_add(&ctx->transitions, CHANGE_CLOSED, &rows[i]);
 		ctx->closed++;
 	}
 	free(rows);
@@ -641,13 +683,15 @@ reset_locked(struct store *store, void *arg, struct store_error *err)
 
 bool
 breaker_reset(struct store *store, const struct breaker_key *key, double now,
-    int *matched, int *closed, struct store_error *err)
+    int *matched, int *closed, struct breaker_transitions *transitions, struct store_error *err)
 {
 	struct reset_ctx ctx = { .key = key, .now = now };
 	bool ok = in_transaction(store, reset_locked, &ctx, err);
 
 	*matched = ok ? ctx.matched : 0;
 	*closed = ok ? ctx.closed : 0;
+	if (ok)
+		transitions_append(transitions, &ctx.transitions);
 	return ok;
 }
 

@@ -86,6 +86,23 @@ enum breaker_change {
 const char *breaker_change_event(enum breaker_change change);   /* history event name */
 
 /*
+ * The breakers that changed state in one transaction: tripped (closed or
+ * expired -> open) or closed, as saved.  Only the transaction that made a
+ * change sees it, so whoever acts on this list (the [hooks], cmd/hook.c)
+ * acts once per transition, however many processes race.  Past
+ * BREAKER_TRANSITIONS_MAX further ones are counted in dropped only.
+ * Caller-allocated; the functions below append to it after their commit.
+ */
+#define BREAKER_TRANSITIONS_MAX 8
+struct breaker_transitions {
+	size_t count, dropped;
+	enum breaker_change change[BREAKER_TRANSITIONS_MAX];   /* CHANGE_TRIPPED, CHANGE_CLOSED */
+	struct breaker breaker[BREAKER_TRANSITIONS_MAX];
+};
+void breaker_transitions_add(struct breaker_transitions *t, enum breaker_change change,
+    const struct breaker *b);
+
+/*
  * Applies a trip to b at now.  Unknown reset: now + the reason's cooldown
  * doubled per consecutive trip without a known reset, capped at max_cooldown
  * (reset_source "default").  An open breaker's reset is never shortened,
@@ -140,9 +157,11 @@ double breaker_jitter(double wait_secs);
 /* ---- 2. The probe's first real output ---------------------------------- */
 
 /* Closes every breaker of (account, family) whose lease holder holds;
- * *closed is how many (0 when the lease was lost meanwhile). */
+ * *closed is how many (0 when the lease was lost meanwhile).  Appends the
+ * closes to transitions (may be NULL). */
 bool breaker_probe_output(struct store *store, const char *account, const char *family,
-    const struct probe_lease *holder, double now, int *closed, struct store_error *err);
+    const struct probe_lease *holder, double now, int *closed, struct breaker_transitions *transitions,
+    struct store_error *err);
 
 /* ---- 3. After the child ended ------------------------------------------ */
 
@@ -167,6 +186,7 @@ struct record_outcome {
 	enum breaker_change change;   /* of the tripped breaker, or CHANGE_CLOSED / CHANGE_NONE */
 	struct breaker breaker;       /* the tripped breaker after the change */
 	int closed;                   /* breakers closed by this run's success */
+	struct breaker_transitions transitions;   /* the trip and the closes, for the hooks */
 };
 
 /*
@@ -184,15 +204,18 @@ bool breaker_record_run(struct store *store, const struct config *cfg, const str
 /* ---- Manual operations (subcommands) ----------------------------------- */
 
 /* `rlwrap trip`: a trip of key with a stated reset (source "manual"), by the
- * same rules (never shortens an open breaker).  *after is the row after. */
+ * same rules (never shortens an open breaker).  *after is the row after;
+ * transitions (may be NULL) gets it when it was not open before. */
 bool breaker_trip_manual(struct store *store, const struct config *cfg, const struct breaker_key *key,
-    enum reason reason, double resets_at, double now, struct breaker *after, struct store_error *err);
+    enum reason reason, double resets_at, double now, struct breaker *after,
+    struct breaker_transitions *transitions, struct store_error *err);
 
 /* `rlwrap reset`: closes key's breaker (key->scope "*": every scope of the
  * family and account), or every breaker when key is NULL.  *matched counts the
- * rows found, *closed the ones that were not closed yet. */
+ * rows found, *closed the ones that were not closed yet, which transitions
+ * (may be NULL) gets. */
 bool breaker_reset(struct store *store, const struct breaker_key *key, double now,
-    int *matched, int *closed, struct store_error *err);
+    int *matched, int *closed, struct breaker_transitions *transitions, struct store_error *err);
 
 /* `rlwrap wait`: is a spawn of (account, family, model) blocked now (open, or
  * half-open with a live lease)?  *blocking is the latest-reset blocker. */

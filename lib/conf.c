@@ -38,6 +38,7 @@ config_defaults(struct config *cfg)
 	cfg->on_store_error = STORE_ERROR_OPEN;
 	cfg->keep_runs = 10000;
 	cfg->keep_days = 30;
+	cfg->hook_timeout = 10;
 }
 
 void
@@ -376,6 +377,37 @@ family_key(struct parse_state *ps, const char *family, const char *name, const c
 	return fail(ps, "unknown key '%s' in [family.%s]", name, family);
 }
 
+static const char *const hook_event_names[HOOK_EVENTS] = {
+	[HOOK_TRIP] = "trip", [HOOK_CLOSE] = "close", [HOOK_WAIT] = "wait",
+};
+
+const char *
+hook_event_name(enum hook_event event)
+{
+	return event < HOOK_EVENTS ? hook_event_names[event] : "?";
+}
+
+/* [hooks]: on_EVENT = command (run by cmd/hook.c), timeout = duration. */
+static bool
+hooks_key(struct parse_state *ps, const char *name, const char *value)
+{
+	struct config *cfg = ps->cfg;
+
+	if (strcmp(name, "timeout") == 0) {
+		if (!parse_positive_duration(value, &cfg->hook_timeout))
+			return fail(ps, "timeout: '%s' is not a positive duration (like 10s)", value);
+		return true;
+	}
+	for (int e = 0; e < HOOK_EVENTS; e++) {
+		if (strncmp(name, "on_", 3) != 0 || strcmp(name + 3, hook_event_names[e]) != 0)
+			continue;
+		/* a config line is at most 198 bytes (CONFIG_LINE_MAX): it always fits */
+		strlcpy(cfg->hooks[e], value, sizeof(cfg->hooks[e]));
+		return true;
+	}
+	return fail(ps, "unknown key '%s' in [hooks] (on_trip, on_close, on_wait, timeout)", name);
+}
+
 static int
 config_entry(void *user, const char *section, const char *name, const char *value)
 {
@@ -389,6 +421,8 @@ config_entry(void *user, const char *section, const char *name, const char *valu
 		return breaker_option(ps, name, value);
 	if (strcmp(section, "store") == 0)
 		return store_key(ps, name, value);
+	if (strcmp(section, "hooks") == 0)
+		return hooks_key(ps, name, value);
 	if (strncmp(section, "family.", 7) == 0)
 		return family_key(ps, section + 7, name, value);
 	if (*section == '\0')

@@ -43,6 +43,11 @@ struct family_config {
 
 enum pty_setting { PTY_SETTING_AUTO, PTY_SETTING_ON, PTY_SETTING_OFF };
 
+/* The [hooks] events: a breaker trips or closes, a spawn starts waiting. */
+enum hook_event { HOOK_TRIP, HOOK_CLOSE, HOOK_WAIT, HOOK_EVENTS };
+/* A config line holds at most 198 bytes, so a command fits in this. */
+#define CONFIG_HOOK_MAX 200
+
 struct config {
 	/* [wrapper]: defaults for the wrapper's options (the command line beats them) */
 	double wrapper_wait;                 /* --wait budget in seconds; < 0 = do not wait */
@@ -65,6 +70,9 @@ struct config {
 	char store_path[PATH_MAX];           /* "" = not set; "~/" expanded */
 	long keep_runs;                      /* 0 = no limit by count */
 	long keep_days;                      /* 0 = no limit by age */
+	/* [hooks]: on_trip, on_close, on_wait ("" = none) and their time limit */
+	char hooks[HOOK_EVENTS][CONFIG_HOOK_MAX];
+	double hook_timeout;                 /* seconds; a hook still running then is killed */
 	/* [family.NAME] */
 	struct command_family *command_map;
 	size_t command_map_len;
@@ -93,6 +101,9 @@ bool config_default_path(char *buf, size_t size);
 bool config_load_file(struct config *cfg, const char *path, char *err, size_t errsize);
 /* config_load_file() on config_default_path(). */
 bool config_load(struct config *cfg, char *err, size_t errsize);
+
+/* "trip", "close", "wait": the event's name, also RLWRAP_EVENT. */
+const char *hook_event_name(enum hook_event event);
 
 /* The cooldown for a tripping reason (rate-limit's for reasons without one). */
 double config_cooldown(const struct config *cfg, enum reason reason);

@@ -311,7 +311,7 @@ test_probe_lease(void **state)
 	assert_int_equal(d.verdict, GATE_WAIT);
 	assert_true(d.blocked_until == NOW + 61 + cfg.probe_timeout);
 	/* First real output closes it. */
-	assert_true(breaker_probe_output(store, "default", "claude", &me, NOW + 70, &closed, &err));
+	assert_true(breaker_probe_output(store, "default", "claude", &me, NOW + 70, &closed, NULL, &err));
 	assert_int_equal(closed, 1);
 	assert_int_equal(gate(store, &cfg, "default", "", &other, -1, NOW + 71).verdict, GATE_RUN);
 	store_close(store);
@@ -393,17 +393,61 @@ test_manual_trip_and_reset(void **state)
 	int matched, closed;
 
 	config_defaults(&cfg);
-	assert_true(breaker_trip_manual(store, &cfg, &key, REASON_USAGE_LIMIT, NOW + 600, NOW, &after, &err));
+	assert_true(breaker_trip_manual(store, &cfg, &key, REASON_USAGE_LIMIT, NOW + 600, NOW, &after, NULL, &err));
 	assert_string_equal(after.reset_source, "manual");
 	/* Never shortened by a later, earlier manual trip either. */
-	assert_true(breaker_trip_manual(store, &cfg, &key, REASON_USAGE_LIMIT, NOW + 60, NOW, &after, &err));
+	assert_true(breaker_trip_manual(store, &cfg, &key, REASON_USAGE_LIMIT, NOW + 60, NOW, &after, NULL, &err));
 	assert_true(after.resets_at == NOW + 600);
 	strlcpy(key.scope, "*", sizeof(key.scope));
-	assert_true(breaker_reset(store, &key, NOW, &matched, &closed, &err));
+	assert_true(breaker_reset(store, &key, NOW, &matched, &closed, NULL, &err));
 	assert_int_equal(matched, 1);
 	assert_int_equal(closed, 1);
-	assert_true(breaker_reset(store, NULL, NOW, &matched, &closed, &err));
+	assert_true(breaker_reset(store, NULL, NOW, &matched, &closed, NULL, &err));
 	assert_int_equal(closed, 0);
+	store_close(store);
+}
+
+/* Each change is reported once, by the transaction that made it. */
+static void
+test_transitions_once_per_change(void **state)
+{
+	struct store *store = open_store("transitions.db");
+	struct breaker_key key = { .account = "default", .family = "claude", .scope = "*" };
+	struct breaker_transitions t = { 0 };
+	struct config cfg;
+	struct fail_signal limit, ok;
+	struct record_outcome out;
+	struct store_error err;
+	struct breaker after;
+	int matched, closed;
+
+	(void)state;
+	config_defaults(&cfg);
+	signal_of(&limit, REASON_USAGE_LIMIT, "family", NOW + 3600);
+	signal_of(&ok, REASON_NONE, "", 0);
+	out = record(store, &cfg, "default", "", &limit, NOW - 10, NOW, NULL);
+	assert_int_equal(out.transitions.count, 1);
+	assert_int_equal(out.transitions.change[0], CHANGE_TRIPPED);
+	assert_true(out.transitions.breaker[0].resets_at == NOW + 3600);
+	/* Open already: a later reset extends it, no transition. */
+	signal_of(&limit, REASON_USAGE_LIMIT, "family", NOW + 7200);
+	out = record(store, &cfg, "default", "", &limit, NOW, NOW + 1, NULL);
+	assert_int_equal(out.change, CHANGE_EXTENDED);
+	assert_int_equal(out.transitions.count, 0);
+	out = record(store, &cfg, "default", "", &ok, NOW + 2, NOW + 3, NULL);
+	assert_int_equal(out.transitions.count, 1);
+	assert_int_equal(out.transitions.change[0], CHANGE_CLOSED);
+	assert_int_equal(out.transitions.breaker[0].state, BREAKER_CLOSED);
+	assert_int_equal(out.transitions.breaker[0].reason, REASON_USAGE_LIMIT);
+	/* By hand: a trip of a closed breaker is one, of an open one none. */
+	assert_true(breaker_trip_manual(store, &cfg, &key, REASON_RATE_LIMIT, NOW + 600, NOW + 4, &after, &t, &err));
+	assert_true(breaker_trip_manual(store, &cfg, &key, REASON_RATE_LIMIT, NOW + 900, NOW + 5, &after, &t, &err));
+	assert_int_equal(t.count, 1);
+	assert_true(breaker_reset(store, NULL, NOW + 6, &matched, &closed, &t, &err));
+	assert_true(breaker_reset(store, NULL, NOW + 7, &matched, &closed, &t, &err));
+	assert_int_equal(t.count, 2);
+	assert_int_equal(t.change[1], CHANGE_CLOSED);
+	assert_int_equal(t.dropped, 0);
 	store_close(store);
 }
 
@@ -422,6 +466,7 @@ main(void)
 		cmocka_unit_test(test_probe_lease_takeover),
 		cmocka_unit_test(test_probe_retrip_and_release),
 		cmocka_unit_test(test_manual_trip_and_reset),
+		cmocka_unit_test(test_transitions_once_per_change),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
