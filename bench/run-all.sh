@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every benchmark (passthrough, classify, startup, refusal, rss, store, slots)
+# Runs every benchmark (passthrough, classify, startup, refusal, rss, store, slots,
+# status-short)
 # one after the other, keeps their full output in $BENCH_DIR/run-all.log,
 # and prints the machine and one Markdown table built from the RESULT line
 # each script ends with.  bench/stress.sh is a check, not a benchmark: run
@@ -23,7 +24,7 @@ machine() {
 machine_line=$(machine)
 
 results=""
-for b in passthrough classify startup refusal rss store slots; do
+for b in passthrough classify startup refusal rss store slots status-short; do
 	echo "== $b" | tee -a "$log" >&2
 	out=$("$here/$b.sh" 2>&1) || { echo "$out" >> "$log"; echo "bench: $b.sh failed; see $log" >&2; exit 1; }
 	echo "$out" >> "$log"
@@ -47,7 +48,9 @@ awk -v pt_mib="$(get passthrough mib)" -v pt_w="$(get passthrough wrap_mibs)" -v
 	-v st_g="$(get store gate_us)" -v st_r="$(get store record_us)" -v st_n="$(get store writers)" \
 	-v st_ops="$(get store records_per_s)" \
 	-v sl_n="$(get slots nolimit_ms)" -v sl_f="$(get slots freeslot_ms)" -v sl_x="$(get slots freeslot_extra_ms)" \
-	-v sl_h="$(get slots handover_ms)" -v sl_hw="$(get slots handover_worst_ms)" 'BEGIN {
+	-v sl_h="$(get slots handover_ms)" -v sl_hw="$(get slots handover_worst_ms)" \
+	-v ss_w="$(get status_short rlwrap_ms)" -v ss_c="$(get status_short rlwrap_cpu_ms)" \
+	-v ss_t="$(get status_short true_ms)" -v ss_q="$(get status_short sqlite3_ms)" 'BEGIN {
 	print "| measure | rlwrap | baseline | ratio (goal) |"
 	print "|---|---|---|---|"
 	printf "| pass-through, %d MiB JSONL (`rlwrap -- cat f`) | %d MiB/s | `cat f \\| cat`: %d MiB/s | %.0f%% of the pipe (>= 80%%) |\n",
@@ -66,4 +69,6 @@ awk -v pt_mib="$(get passthrough mib)" -v pt_w="$(get passthrough wrap_mibs)" -v
 		sl_f, sl_n, sl_x
 	printf "| slot freed -> the next waiting child started (median, worst of 20) | %d ms, %d ms | | (< 250 ms) |\n",
 		sl_h, sl_hw
+	printf "| `status --short`, 10000 runs in the store (median; CPU time) | %.2f ms; %.2f ms CPU | `true`: %.2f ms; sqlite3 shell, one query: %.2f ms | (< 5 ms) |\n",
+		ss_w, ss_c, ss_t, ss_q
 }'

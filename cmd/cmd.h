@@ -114,6 +114,10 @@ struct cmd_state {
  * is true.
  */
 bool cmd_state_open(struct cmd_state *st, struct config *cfg, bool read_only_fallback);
+/* The same without marking dead runs lost: a look that writes nothing
+ * (status --short runs on every shell prompt; a write transaction there
+ * would double its cost and contend with the wrappers). */
+bool cmd_state_look(struct cmd_state *st, struct config *cfg);
 void cmd_state_close(struct cmd_state *st);
 /* KEY, with the account resolved as the wrapper would when it names none;
  * a usage error (printed) on a bad key. */

@@ -45,8 +45,8 @@ open_store(const struct config *cfg, bool read_only_fallback, bool *read_only)
 	return NULL;
 }
 
-bool
-cmd_state_open(struct cmd_state *st, struct config *cfg, bool read_only_fallback)
+static bool
+state_open(struct cmd_state *st, struct config *cfg, bool read_only_fallback, bool reap)
 {
 	struct store_error error;
 	struct probe_lease self;
@@ -62,9 +62,21 @@ cmd_state_open(struct cmd_state *st, struct config *cfg, bool read_only_fallback
 	/* Best effort: a store too busy to clear the dead now is cleared by the
 	 * next look, and the command's own work says what is wrong with it. */
 	probe_holder_self(&self);
-	if (!st->read_only)
+	if (reap && !st->read_only)
 		(void)admission_reap(st->store, cmd_now_precise(), self.host, NULL, &error);
 	return true;
+}
+
+bool
+cmd_state_open(struct cmd_state *st, struct config *cfg, bool read_only_fallback)
+{
+	return state_open(st, cfg, read_only_fallback, true);
+}
+
+bool
+cmd_state_look(struct cmd_state *st, struct config *cfg)
+{
+	return state_open(st, cfg, true, false);
 }
 
 void

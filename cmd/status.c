@@ -209,7 +209,7 @@ status_exec(struct args *args)
 
 	if (args_has(args, OPT_SHORT) && (args_has(args, OPT_JSON) || args_has(args, OPT_ALL)))
 		return usage_error(&cmd_status_entry, "--short takes neither --json nor --all");
-	if (!cmd_state_open(&st, &cfg, true))
+	if (!(args_has(args, OPT_SHORT) ? cmd_state_look(&st, &cfg) : cmd_state_open(&st, &cfg, true)))
 		return 1;
 	if (!store_breakers_all(st.store, &d.breakers, &d.breakers_len, &error) ||
 	    !(args_has(args, OPT_SHORT) ? store_families_since : store_family_counts)(st.store,
