@@ -1,0 +1,241 @@
+/* Unit tests for lib/admission.c: owners' liveness, slots handed out first
+ * come, first served, dead holders and waiters cleared, lost runs. */
+#include "unit.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "admission.h"
+#include "breaker.h"
+#include "history.h"
+#include "store.h"
+
+#define TTL 90.0
+
+static struct store *
+open_store(const char *name)
+{
+	struct store_options opts = { .busy_timeout_ms = 1000 };
+	struct store_error err;
+	struct store *store;
+
+	snprintf(opts.path, sizeof(opts.path), "%s/%s.db", tmpdir, name);
+	if (!store_open(&opts, &store, &err))
+		fail_msg("open: %s", err.message);
+	return store;
+}
+
+/* This process, as seen from a host of its own: every other admission in
+ * a test judges it by its heartbeat, and it judges itself by its pid. */
+static struct admission
+waiter(const char *host, long max)
+{
+	struct admission a = { .account = "default", .family = "claude", .max = max, .ttl = TTL };
+
+	assert_true(probe_holder_self(&a.self));
+	strlcpy(a.self.host, host, sizeof(a.self.host));
+	return a;
+}
+
+static struct run_row
+row_of(const char *what, double now)
+{
+	static const char *const argv[] = { "[\"a\"]", "[\"b\"]", "[\"c\"]", "[\"d\"]" };
+	struct run_row r = { .argv_json = argv[what[0] - 'a'], .family = "claude", .account = "default",
+		.source = "wrap", .started_at = now, .exit_code = -1, .usage = { -1, -1, -1 } };
+
+	signal_init(&r.signal);
+	return r;
+}
+
+/* Whether a gets in at now; *run_id its row then. */
+static bool
+try(struct store *store, struct admission *a, const char *what, double now, long long *run_id)
+{
+	struct run_row r = row_of(what, now);
+	struct store_error err;
+	bool admitted;
+
+	if (!admission_try(store, a, &r, now, &admitted, run_id, &err))
+		fail_msg("admission_try: %s", err.message);
+	return admitted;
+}
+
+struct states {
+	char of[8][16];   /* by argv letter */
+};
+
+static bool
+note_state(const struct run_row *row, void *arg)
+{
+	struct states *s = arg;
+
+	strlcpy(s->of[row->argv_json[2] - 'a'], row->state, sizeof(s->of[0]));
+	return true;
+}
+
+static struct states
+states(struct store *store)
+{
+	struct states s = { 0 };
+	struct run_filter f;
+	struct store_error err;
+
+	run_filter_init(&f);
+	if (!store_runs_each(store, &f, note_state, &s, &err))
+		fail_msg("runs: %s", err.message);
+	return s;
+}
+
+static void
+finish(struct store *store, long long id, const char *what, double now)
+{
+	struct run_row r = row_of(what, now);
+	struct store_error err;
+	long long got;
+
+	r.id = id;
+	r.state = "finished";
+	r.ended_at = now;
+	assert_true(store_run_add(store, &r, now, &got, &err));
+	assert_int_equal(got, id);
+}
+
+static void
+test_owner_live(void **state)
+{
+	struct probe_lease self, other;
+	int status;
+	pid_t pid;
+
+	assert_true(probe_holder_self(&self));
+	assert_true(owner_live(&self, NOW, self.host));
+	other = self;
+	other.start_time++;
+	assert_false(owner_live(&other, NOW, self.host));
+	/* A child that has exited but is not reaped yet is dead. */
+	if ((pid = fork()) == 0)
+		_exit(0);
+	other = self;
+	other.pid = pid;
+	other.start_time = proc_start_time(pid);
+	for (int i = 0; i < 200 && proc_start_time(pid) >= 0; i++)
+		usleep(10000);
+	assert_false(owner_live(&other, NOW, self.host));
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_false(owner_live(&other, NOW, self.host));
+	/* Another host's owner lives by its heartbeat alone. */
+	other.pid = 999999;
+	other.expires_at = NOW + 1;
+	assert_true(owner_live(&other, NOW, "elsewhere"));
+	assert_false(owner_live(&other, NOW + 1, "elsewhere"));
+}
+
+static void
+test_no_limit_starts_at_once(void **state)
+{
+	struct store *store = open_store("nolimit");
+	struct admission a = waiter("h1", 0);
+	struct running_run *rows;
+	struct store_error err;
+	long long id = 0;
+	size_t n;
+
+	assert_true(try(store, &a, "a", NOW, &id));
+	assert_true(id > 0);
+	assert_int_equal(a.ticket, 0);
+	assert_true(store_running(store, "default", "claude", &rows, &n, &err));
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].owner.host, "h1");
+	assert_true(rows[0].owner.expires_at == NOW + TTL);
+	free(rows);
+	finish(store, id, "a", NOW + 1);
+	assert_string_equal(states(store).of[0], "finished");
+	store_close(store);
+}
+
+static void
+test_first_come_first_served(void **state)
+{
+	struct store *store = open_store("fifo");
+	struct admission a = waiter("ha", 2), b = waiter("hb", 2), c = waiter("hc", 2), d = waiter("hd", 2);
+	long long ida = 0, idb = 0, idc = 0, idd = 0;
+	struct store_error err;
+
+	assert_true(try(store, &a, "a", NOW, &ida));
+	assert_true(try(store, &b, "b", NOW, &idb));
+	assert_false(try(store, &c, "c", NOW, &idc));
+	assert_int_equal(c.running, 2);
+	assert_int_equal(c.ahead, 0);
+	assert_false(try(store, &d, "d", NOW, &idd));
+	assert_int_equal(d.ahead, 1);
+	/* a ends: the slot is c's, not d's, even if d looks first. */
+	finish(store, ida, "a", NOW + 1);
+	assert_false(try(store, &d, "d", NOW + 1, &idd));
+	assert_true(try(store, &c, "c", NOW + 1, &idc));
+	assert_int_equal(c.ticket, 0);
+	assert_false(try(store, &d, "d", NOW + 2, &idd));
+	assert_int_equal(d.ahead, 0);
+	/* b's wrapper goes quiet; c's heartbeat goes on: b's slot is d's once
+	 * b's heartbeat has run out, and b is lost. */
+	assert_true(store_run_renew(store, idc, NOW + 2 * TTL, &err));
+	assert_true(store_ticket_renew(store, d.ticket, NOW + 2 * TTL, &err));
+	assert_false(try(store, &d, "d", NOW + TTL - 1, &idd));
+	assert_true(try(store, &d, "d", NOW + TTL + 1, &idd));
+	struct states s = states(store);
+	assert_string_equal(s.of[0], "finished");
+	assert_string_equal(s.of[1], "lost");
+	assert_string_equal(s.of[2], "running");
+	assert_string_equal(s.of[3], "running");
+	store_close(store);
+}
+
+static void
+test_dead_waiter_leaves_the_queue(void **state)
+{
+	struct store *store = open_store("deadwaiter");
+	struct admission a = waiter("ha", 1), b = waiter("hb", 1), c = waiter("hc", 1);
+	long long ida = 0, idb = 0, idc = 0;
+	struct slot_ticket *tickets;
+	struct store_error err;
+	size_t n;
+	int lost;
+
+	assert_true(try(store, &a, "a", NOW, &ida));
+	assert_false(try(store, &b, "b", NOW, &idb));
+	assert_false(try(store, &c, "c", NOW, &idc));
+	assert_int_equal(c.ahead, 1);
+	/* b stops renewing; a and c go on.  Past b's ttl c is the head. */
+	assert_true(store_run_renew(store, ida, NOW + 3 * TTL, &err));
+	assert_true(store_ticket_renew(store, c.ticket, NOW + 3 * TTL, &err));
+	assert_false(try(store, &c, "c", NOW + TTL + 1, &idc));
+	assert_int_equal(c.ahead, 0);
+	assert_true(store_tickets(store, NULL, NULL, &tickets, &n, &err));
+	assert_int_equal(n, 1);
+	assert_int_equal(tickets[0].id, c.ticket);
+	free(tickets);
+	/* Giving up a place removes it; a reap finds nothing more to do. */
+	assert_true(admission_leave(store, &c, &err));
+	assert_true(store_tickets(store, NULL, NULL, &tickets, &n, &err));
+	assert_int_equal(n, 0);
+	assert_true(admission_reap(store, NOW + TTL + 2, "ha", &lost, &err));
+	assert_int_equal(lost, 0);
+	/* a's heartbeat ends: the next look by anyone marks it lost. */
+	assert_true(admission_reap(store, NOW + 4 * TTL, "somewhere", &lost, &err));
+	assert_int_equal(lost, 1);
+	assert_string_equal(states(store).of[0], "lost");
+	store_close(store);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_owner_live),
+		cmocka_unit_test(test_no_limit_starts_at_once),
+		cmocka_unit_test(test_first_come_first_served),
+		cmocka_unit_test(test_dead_waiter_leaves_the_queue),
+	};
+
+	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}
