@@ -11,11 +11,14 @@
 bool
 owner_live(const struct probe_lease *owner, double now, const char *local_host)
 {
+	long long start;
+
 	if (owner->pid <= 0)
 		return false;
-	if (strcmp(owner->host, local_host) == 0)
-		return proc_start_time(owner->pid) == owner->start_time;
-	return owner->expires_at > now;
+	if (strcmp(owner->host, local_host) != 0)
+		return owner->expires_at > now;
+	start = proc_start_time(owner->pid);
+	return start >= 0 && start == owner->start_time;
 }
 
 /* What the store holds for one key (or all), with the dead cleared when

@@ -105,20 +105,28 @@ static void
 test_owner_live(void **state)
 {
 	struct probe_lease self, other;
-	int status;
+	int status, go[2];
 	pid_t pid;
+	char c;
 
 	assert_true(probe_holder_self(&self));
 	assert_true(owner_live(&self, NOW, self.host));
 	other = self;
 	other.start_time++;
 	assert_false(owner_live(&other, NOW, self.host));
-	/* A child that has exited but is not reaped yet is dead. */
-	if ((pid = fork()) == 0)
-		_exit(0);
+	/* A child: alive while it runs; dead once it has exited, reaped or not. */
+	assert_int_equal(pipe(go), 0);
+	if ((pid = fork()) == 0) {
+		close(go[1]);
+		_exit(read(go[0], &c, 1) < 0);
+	}
+	close(go[0]);
 	other = self;
 	other.pid = pid;
 	other.start_time = proc_start_time(pid);
+	assert_true(other.start_time >= 0);
+	assert_true(owner_live(&other, NOW, self.host));
+	close(go[1]);
 	for (int i = 0; i < 200 && proc_start_time(pid) >= 0; i++)
 		usleep(10000);
 	assert_false(owner_live(&other, NOW, self.host));
