@@ -66,6 +66,22 @@ lines_within() {
 	assert_equal "$(wc -l < "$HOOK_EVENTS")" 2
 }
 
+@test "on_trip: ten wrappers hitting the limit at once run it once" {
+	hooks_config "on_trip = $PWD/log-event"
+	limit_stream limit $((T0 + 3600))
+	local pids=() i
+	for i in $(seq 10); do
+		# All past the gate before any trips: the limit comes after a second.
+		FAKE_STREAM=limit "$RLWRAP" -q -f claude -- sh -c 'sleep 1; exec claude -p x' > /dev/null 2>&1 &
+		pids+=($!)
+	done
+	for i in "${!pids[@]}"; do exits 0 wait "${pids[$i]}"; done
+	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from runs where reason = 'usage-limit'")" 10
+	lines_within "$HOOK_EVENTS" 2
+	assert_equal "$(wc -l < "$HOOK_EVENTS")" 1
+	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from breaker_history where event = 'trip'")" 1
+}
+
 @test "on_close: a success after the trip, a reset, each once; a reset of a closed breaker none" {
 	hooks_config "on_close = $PWD/log-event"
 	"$RLWRAP" trip --for 1h codex > /dev/null
