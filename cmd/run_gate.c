@@ -170,7 +170,8 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 	b->argv_json = argv != NULL ? json_dumps(argv, JSON_COMPACT) : NULL;
 	json_decref(argv);
 	if (store_options_resolve(opts, b->cfg.store_path, b->cfg.keep_runs, b->cfg.keep_days, &error) &&
-	    store_open(opts, &b->store, &error))
+	    (store_options_server(opts, b->cfg.store_schema, b->cfg.store_connect_timeout,
+	    b->cfg.store_statement_timeout), store_open(opts, &b->store, &error)))
 		return -1;
 	if (b->cfg.on_store_error == STORE_ERROR_CLOSED && !o->force)
 		return refuse_store(b, o, id, &error);

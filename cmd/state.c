@@ -34,6 +34,7 @@ open_store(const struct config *cfg, bool read_only_fallback, bool *read_only)
 		warnx_visible("%s", error.message);
 		return NULL;
 	}
+	store_options_server(&opts, cfg->store_schema, cfg->store_connect_timeout, cfg->store_statement_timeout);
 	if (store_open(&opts, &store, &error))
 		return store;
 	if (read_only_fallback && error.status == STORE_ERR_READONLY) {

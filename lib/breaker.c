@@ -361,12 +361,55 @@ gate_locked(struct store *store, const struct config *cfg, const struct gate_req
 	return ok;
 }
 
+/* How often a transaction the server rolled back (a deadlock or a
+ * serialization failure) is run again before the error is the caller's. */
+#define TRANSACTION_ATTEMPTS 8
+
+/* Runs body inside one transaction, rolling back when it fails, and running
+ * it again, unseen, when the store says the failure was transient. */
+static bool
+in_transaction(struct store *store, bool (*body)(struct store *, void *, struct store_error *),
+    void *ctx, struct store_error *err)
+{
+	for (int attempt = 1;; attempt++) {
+		if (store_begin(store, err)) {
+			if (body(store, ctx, err)) {
+				if (store_commit(store, err))
+					return true;
+			} else {
+				store_rollback(store);
+			}
+		}
+		if (err->status != STORE_ERR_RETRY || attempt >= TRANSACTION_ATTEMPTS)
+			return false;
+		usleep((useconds_t)(attempt * 2000 + getpid() % 1000));
+	}
+}
+
+struct gate_ctx {
+	const struct config *cfg;
+	const struct gate_request *req;
+	double now;
+	struct gate_decision *decision;
+};
+
+static bool
+gate_body(struct store *store, void *arg, struct store_error *err)
+{
+	struct gate_ctx *ctx = arg;
+
+	memset(ctx->decision, 0, sizeof(*ctx->decision));
+	ctx->decision->verdict = GATE_RUN;
+	return gate_locked(store, ctx->cfg, ctx->req, ctx->now, ctx->decision, err);
+}
+
 bool
 breaker_gate(struct store *store, const struct config *cfg, const struct gate_request *req,
     double now, struct gate_decision *decision, struct store_error *err)
 {
 	struct breaker *rows;
 	size_t count, relevant_count = 0;
+	struct gate_ctx ctx;
 
 	memset(decision, 0, sizeof(*decision));
 	decision->verdict = GATE_RUN;
@@ -379,28 +422,11 @@ breaker_gate(struct store *store, const struct config *cfg, const struct gate_re
 	free(rows);
 	if (relevant_count == 0)
 		return true;
-	if (!store_begin(store, err))
-		return false;
-	if (!gate_locked(store, cfg, req, now, decision, err)) {
-		store_rollback(store);
-		memset(decision, 0, sizeof(*decision));
-		return false;
-	}
-	return store_commit(store, err);
-}
-
-/* Runs body inside BEGIN IMMEDIATE ... COMMIT, rolling back when it fails. */
-static bool
-in_transaction(struct store *store, bool (*body)(struct store *, void *, struct store_error *),
-    void *ctx, struct store_error *err)
-{
-	if (!store_begin(store, err))
-		return false;
-	if (!body(store, ctx, err)) {
-		store_rollback(store);
-		return false;
-	}
-	return store_commit(store, err);
+	ctx = (struct gate_ctx){ cfg, req, now, decision };
+	if (in_transaction(store, gate_body, &ctx, err))
+		return true;
+	memset(decision, 0, sizeof(*decision));
+	return false;
 }
 
 struct probe_output_ctx {

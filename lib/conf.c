@@ -275,7 +275,23 @@ store_key(struct parse_state *ps, const char *name, const char *value)
 			return fail(ps, "%s: '%s' is not a whole number (0 = no limit)", name, value);
 		return true;
 	}
-	if (strcmp(name, "path") != 0)
+	if (strcmp(name, "connect_timeout") == 0 || strcmp(name, "statement_timeout") == 0) {
+		if (!parse_positive_duration(value, name[0] == 'c' ? &cfg->store_connect_timeout :
+		    &cfg->store_statement_timeout))
+			return fail(ps, "%s: '%s' is not a positive duration (like 2s)", name, value);
+		return true;
+	}
+	if (strcmp(name, "schema") == 0) {
+		if (*value == '\0' || strlen(value) > 63 || strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_") !=
+		    strlen(value) || (*value >= '0' && *value <= '9'))
+			return fail(ps, "schema: '%s' is not a lower-case SQL name (letters, digits, _)", value);
+		strlcpy(cfg->store_schema, value, sizeof(cfg->store_schema));
+		return true;
+	}
+	/* Not echoed: a mistyped URL may still hold a password. */
+	if (strcmp(name, "url") == 0 && strncmp(value, "postgresql://", 13) != 0 && strncmp(value, "postgres://", 11) != 0)
+		return fail(ps, "url: not a postgresql:// or postgres:// URL");
+	if (strcmp(name, "path") != 0 && strcmp(name, "url") != 0)
 		return fail(ps, "unknown key '%s' in [store]", name);
 	if (strncmp(value, "~/", 2) == 0 && home != NULL)
 		n = snprintf(cfg->store_path, sizeof(cfg->store_path), "%s/%s", home, value + 2);

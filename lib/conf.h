@@ -67,7 +67,10 @@ struct config {
 	double probe_timeout;
 	enum store_error_policy on_store_error;
 	/* [store] */
-	char store_path[PATH_MAX];           /* "" = not set; "~/" expanded */
+	char store_path[PATH_MAX];           /* path or url; "" = not set; "~/" expanded */
+	char store_schema[64];               /* PostgreSQL schema; "" = the default */
+	double store_connect_timeout;        /* seconds; 0 = the default */
+	double store_statement_timeout;      /* seconds; 0 = the default */
 	long keep_runs;                      /* 0 = no limit by count */
 	long keep_days;                      /* 0 = no limit by age */
 	/* [hooks]: on_trip, on_close, on_wait ("" = none) and their time limit */

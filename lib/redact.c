@@ -136,13 +136,47 @@ redact_words(char *out, const char *src, size_t len, bool *redacted)
 	return out;
 }
 
+/*
+ * A copy of arg with the password of every URL in it ("scheme://user:PASSWORD@
+ * host", as in a postgresql:// URL) redacted; NULL when out of memory.
+ */
+static char *
+url_passwords_redacted(const char *arg, bool *redacted)
+{
+	size_t len = strlen(arg), n = 0;
+	char *out = malloc(len + len / 4 * sizeof(REDACTED) + sizeof(REDACTED));
+	const char *p = arg, *scheme;
+
+	if (out == NULL)
+		return NULL;
+	while ((scheme = strstr(p, "://")) != NULL) {
+		const char *user = scheme + 3, *end = user + strcspn(user, "/?#@ "), *colon;
+
+		colon = memchr(user, ':', (size_t)(end - user));
+		if (*end != '@' || colon == NULL || colon + 1 == end) {
+			memcpy(out + n, p, (size_t)(user - p));
+			n += (size_t)(user - p);
+			p = user;
+			continue;
+		}
+		memcpy(out + n, p, (size_t)(colon + 1 - p));
+		n += (size_t)(colon + 1 - p);
+		memcpy(out + n, REDACTED, strlen(REDACTED));
+		n += strlen(REDACTED);
+		*redacted = true;
+		p = end;
+	}
+	strcpy(out + n, p);
+	return out;
+}
+
 char *
 redact_arg(const char *arg, bool after_secret_option, bool *redacted)
 {
 	size_t len = strlen(arg), keep = 0;
 	const char *name;
 	size_t name_len = option_name(arg, &name);
-	char *out, *end;
+	char *out, *end, *plain, *grown;
 
 	if (after_secret_option && len > 0) {
 		*redacted = true;
@@ -161,8 +195,16 @@ redact_arg(const char *arg, bool after_secret_option, bool *redacted)
 		*redacted = true;
 		return out;
 	}
-	end = redact_words(out, arg, len, redacted);
+	if ((plain = url_passwords_redacted(arg, redacted)) == NULL || (grown = realloc(out,
+	    2 * strlen(plain) + sizeof(REDACTED))) == NULL) {
+		free(plain);
+		free(out);
+		return NULL;
+	}
+	out = grown;
+	end = redact_words(out, plain, strlen(plain), redacted);
 	*end = '\0';
+	free(plain);
 	return out;
 }
 

@@ -36,18 +36,32 @@ breaker_state_from_name(const char *name)
 	return BREAKER_CLOSED;
 }
 
+/* The machine's own file: $XDG_STATE_HOME/rlwrap/state.db, else under ~/.local/state. */
+static int
+machine_file(char *path, size_t size)
+{
+	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+	if (xdg != NULL && *xdg == '/')
+		return snprintf(path, size, "%s/rlwrap/state.db", xdg);
+	if (home != NULL && *home != '\0')
+		return snprintf(path, size, "%s/.local/state/rlwrap/state.db", home);
+	*path = '\0';
+	return -1;
+}
+
 bool
 store_options_resolve(struct store_options *opts, const char *config_path,
     long keep_runs, long keep_days, struct store_error *err)
 {
-	const char *db = getenv("RLWRAP_DB"), *xdg = getenv("XDG_STATE_HOME");
-	const char *home = getenv("HOME"), *busy = getenv("RLWRAP_BUSY_TIMEOUT_MS"), *errstr;
+	const char *db = getenv("RLWRAP_DB"), *busy = getenv("RLWRAP_BUSY_TIMEOUT_MS"), *errstr;
 	int n;
 
 	memset(opts, 0, sizeof(*opts));
 	opts->keep_runs = keep_runs;
 	opts->keep_days = keep_days;
 	opts->busy_timeout_ms = STORE_BUSY_TIMEOUT_MS;
+	store_options_server(opts, NULL, 0, 0);
 	if (busy != NULL && *busy != '\0') {
 		opts->busy_timeout_ms = (int)strtonum(busy, 0, 600000, &errstr);
 		if (errstr != NULL)
@@ -57,19 +71,32 @@ store_options_resolve(struct store_options *opts, const char *config_path,
 		n = snprintf(opts->path, sizeof(opts->path), "%s", db);
 	else if (config_path != NULL && *config_path != '\0')
 		n = snprintf(opts->path, sizeof(opts->path), "%s", config_path);
-	else if (xdg != NULL && *xdg == '/')
-		n = snprintf(opts->path, sizeof(opts->path), "%s/rlwrap/state.db", xdg);
-	else if (home != NULL && *home != '\0')
-		n = snprintf(opts->path, sizeof(opts->path), "%s/.local/state/rlwrap/state.db", home);
-	else
+	else if ((n = machine_file(opts->path, sizeof(opts->path))) < 0)
 		return set_error(err, STORE_ERR_OPEN, "no state file: set RLWRAP_DB, XDG_STATE_HOME or HOME");
 	if (n < 0 || (size_t)n >= sizeof(opts->path))
 		return set_error(err, STORE_ERR_OPEN, "state file path too long");
+	n = machine_file(opts->journal_path, sizeof(opts->journal_path));
+	if (n < 0 || (size_t)n >= sizeof(opts->journal_path))
+		opts->journal_path[0] = '\0';
 	return true;
 }
 
-static bool
-is_postgresql_url(const char *path)
+void
+store_options_server(struct store_options *opts, const char *schema,
+    double connect_timeout, double statement_timeout)
+{
+	const char *env = getenv("RLWRAP_SCHEMA");
+
+	if (env != NULL && *env != '\0')
+		schema = env;
+	strlcpy(opts->schema, schema != NULL && *schema != '\0' ? schema : STORE_SCHEMA_DEFAULT,
+	    sizeof(opts->schema));
+	opts->connect_timeout = connect_timeout > 0 ? connect_timeout : STORE_TIMEOUT_DEFAULT;
+	opts->statement_timeout = statement_timeout > 0 ? statement_timeout : STORE_TIMEOUT_DEFAULT;
+}
+
+bool
+store_is_server_url(const char *path)
 {
 	return strncmp(path, "postgresql:", 11) == 0 || strncmp(path, "postgres:", 9) == 0;
 }
@@ -80,10 +107,14 @@ store_open(const struct store_options *opts, struct store **out, struct store_er
 	*out = NULL;
 	err->status = STORE_OK;
 	err->message[0] = '\0';
-	if (is_postgresql_url(opts->path))
-		return set_error(err, STORE_ERR_UNSUPPORTED, "%s: PostgreSQL stores are not supported by this build",
-		    opts->path);
-	return store_sqlite_ops.open(opts, out, err);
+	if (!store_is_server_url(opts->path))
+		return store_sqlite_ops.open(opts, out, err);
+#ifdef HAVE_LIBPQ
+	return store_pg_ops.open(opts, out, err);
+#else
+	return set_error(err, STORE_ERR_UNSUPPORTED, "PostgreSQL stores are not supported by this build "
+	    "(built without libpq)");
+#endif
 }
 
 void

@@ -42,7 +42,9 @@ enum store_status {
 	STORE_ERR_CORRUPT,    /* SQLITE_CORRUPT, SQLITE_NOTADB, or not an rlwrap store */
 	STORE_ERR_VERSION,    /* written by a newer rlwrap: refused, left untouched */
 	STORE_ERR_UNSUPPORTED,/* a postgresql:// URL: not in this build */
-	STORE_ERR_IO          /* anything else SQLite or the system reported */
+	STORE_ERR_UNREACHABLE,/* the server cannot be reached, or did not answer in time */
+	STORE_ERR_RETRY,      /* a serialization failure or deadlock: rolled back, run it again */
+	STORE_ERR_IO          /* anything else the database or the system reported */
 };
 
 struct store_error {
@@ -56,7 +58,15 @@ struct store_options {
 	long keep_runs;       /* 0 = no limit */
 	long keep_days;       /* 0 = no limit */
 	bool read_only;       /* a read-only snapshot (immutable): no creating, no migrating */
+	/* PostgreSQL only: */
+	char schema[64];             /* the schema the tables live in */
+	double connect_timeout;      /* seconds */
+	double statement_timeout;    /* seconds; also bounds the wait for any answer */
+	char journal_path[PATH_MAX]; /* the machine's own SQLite file, for outages */
 };
+
+#define STORE_SCHEMA_DEFAULT "rlwrap"
+#define STORE_TIMEOUT_DEFAULT 2.0
 
 /* Stored breaker states.  HALF_OPEN: past its reset with a probe lease. */
 enum breaker_state { BREAKER_CLOSED, BREAKER_OPEN, BREAKER_HALF_OPEN };
@@ -139,6 +149,13 @@ struct family_counts {
  */
 bool store_options_resolve(struct store_options *opts, const char *config_path,
     long keep_runs, long keep_days, struct store_error *err);
+/* The [store] settings for a server: schema ($RLWRAP_SCHEMA beats it; "" =
+ * STORE_SCHEMA_DEFAULT) and
+ * timeouts in seconds (<= 0 = STORE_TIMEOUT_DEFAULT). */
+void store_options_server(struct store_options *opts, const char *schema,
+    double connect_timeout, double statement_timeout);
+/* Is path a PostgreSQL URL (postgresql:// or postgres://)? */
+bool store_is_server_url(const char *path);
 
 /*
  * Opens (creating the directory 0700 and the file 0600 when missing), checks

@@ -70,6 +70,9 @@ struct store {
 };
 
 extern const struct store_ops store_sqlite_ops;
+#ifdef HAVE_LIBPQ
+extern const struct store_ops store_pg_ops;
+#endif
 
 /* Fills err (message from fmt) and returns false. */
 bool set_error(struct store_error *err, enum store_status status, const char *fmt, ...)

@@ -13,9 +13,44 @@ common_setup() {
 	export XDG_CONFIG_HOME="$HOME/.config"
 	export RLWRAP_DB="$BATS_TEST_TMPDIR/state.db"
 	export RLWRAP_CONFIG="$BATS_TEST_TMPDIR/config"
-	unset RLWRAP_ACCOUNT CLAUDE_CONFIG_DIR CODEX_HOME RLWRAP_TEST_NOW
+	unset RLWRAP_ACCOUNT CLAUDE_CONFIG_DIR CODEX_HOME RLWRAP_TEST_NOW RLWRAP_SCHEMA RLWRAP_HOST
 	export TZ=UTC
 	export NOW=2026-11-30T12:00:00Z
+	backend_setup
+}
+
+# The store suites run against RLWRAP_TEST_BACKEND: sqlite (the default, a
+# fresh file per test) or postgresql (a fresh schema per test on the server
+# RLWRAP_TEST_PG names, a throwaway one from tests/pg-server).
+backend_setup() {
+	if [ "${RLWRAP_TEST_BACKEND:-sqlite}" = postgresql ]; then
+		: "${RLWRAP_TEST_PG:?RLWRAP_TEST_PG must name the test server (tests/pg-server start DIR)}"
+		export RLWRAP_DB="$RLWRAP_TEST_PG"
+		RLWRAP_SCHEMA="t_$(printf '%s_%s_%s' "$BATS_SUITE_TEST_NUMBER" "$$" "$RANDOM" | tr -c 'a-z0-9_' _)"
+		export RLWRAP_SCHEMA
+	fi
+}
+
+on_postgresql() {
+	[ "${RLWRAP_TEST_BACKEND:-sqlite}" = postgresql ]
+}
+
+# A test about the SQLite file itself (modes, corruption, locks).
+sqlite_only() {
+	if on_postgresql; then skip "the SQLite file itself"; fi
+}
+
+# db SQL: one query on the test's store, whichever the backend, printed as
+# sqlite3 prints it.  group_concat(X) and cast(X as int) are rewritten for
+# PostgreSQL (string_agg in id order; truncation as in SQLite).
+db() {
+	if on_postgresql; then
+		local q=$1
+		q=$(printf '%s' "$q" | sed -E 's/ order by id$//; s/group_concat\(([a-z_]+)\)/string_agg(\1::text, '"','"' ORDER BY id)/g; s/cast\(([a-z_]+) as int\)/trunc(\1)::bigint/g')
+		PGOPTIONS="-c search_path=$RLWRAP_SCHEMA" psql -qAtX -d "$RLWRAP_TEST_PG" -c "$q"
+	else
+		sqlite3 "$RLWRAP_DB" "$1"
+	fi
 }
 
 # common_setup, plus the fake agents on PATH and the test's own directory

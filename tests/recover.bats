@@ -117,7 +117,7 @@ ids() {
 	assert_equal "$("$RLWRAP" history --json | jq -c '[.[] | [.id, .recovered_by]] | sort')" \
 		"[[1,4],[2,3],[3,null],[4,null]]"
 	# The re-runs went through the wrapper: recorded runs of their own.
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select group_concat(source) from runs")" "wrap,wrap,wrap,wrap"
+	assert_equal "$(db "select group_concat(source) from runs")" "wrap,wrap,wrap,wrap"
 }
 
 @test "a still-tripped family is skipped and said so; after a reset it runs" {

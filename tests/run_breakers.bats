@@ -36,7 +36,7 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 	# -q does not hide a refusal; the refusal is in the store's waits.
 	run -75 "$RLWRAP" -q -- claude
 	assert_output --partial "refused"
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from waits where kind = 'refuse'")" 2
+	assert_equal "$(db "select count(*) from waits where kind = 'refuse'")" 2
 }
 
 @test "the refusal is quick and names the local time too" {
@@ -66,7 +66,7 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 	run "$RLWRAP" --signal-file sig.json -- claude
 	assert_success
 	jq -e '.refused == false and (.run_id | type) == "number" and .attempts == 1' sig.json
-	assert_equal "$(jq .run_id sig.json)" "$(sqlite3 "$RLWRAP_DB" 'select max(id) from runs')"
+	assert_equal "$(jq .run_id sig.json)" "$(db 'select max(id) from runs')"
 }
 
 @test "the config's command map and account apply to the wrapper" {
@@ -96,7 +96,7 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 	assert_equal "$(breaker_field claude resets_at)" "2026-11-30T16:00:00Z"
 	assert_equal "$(breaker_field claude reset_source)" provider
 	assert_equal "$(breaker_field claude trips)" 2
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select group_concat(event) from breaker_history")" "trip,keep"
+	assert_equal "$(db "select group_concat(event) from breaker_history")" "trip,keep"
 }
 
 @test "a provider reset replaces a guess, even an earlier one" {
@@ -129,14 +129,14 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 	local now=$T0 want=(900 1800 3600 7200 14400 28800 57600 86400 86400) w reset
 	for w in "${want[@]}"; do
 		RLWRAP_TEST_NOW=$now FAKE_STREAM=bare exits 0 "$RLWRAP" -q -- claude
-		reset=$(sqlite3 "$RLWRAP_DB" "select cast(resets_at as int) from breakers where family='claude'")
+		reset=$(db "select cast(resets_at as int) from breakers where family='claude'")
 		# The run ended a fraction of a second after it started: rounded up.
 		[ "$((reset - now))" = "$w" ] || [ "$((reset - now))" = "$((w + 1))" ] ||
 			fail "cooldown $((reset - now)), want $w"
 		now=$((reset + 1))
 	done
 	# Every run after the first was the probe of an expired breaker.
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from breaker_history where event = 'probe'")" 8
+	assert_equal "$(db "select count(*) from breaker_history where event = 'probe'")" 8
 }
 
 @test "a daily quota with a seconds hint: the probe that fails again opens for hours, not 41s" {
@@ -163,8 +163,8 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 		FAKE_STREAM=overage run "$RLWRAP" -- claude
 		assert_success
 	done
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from breakers")" 0
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select group_concat(reason) from runs")" "none,none,none"
+	assert_equal "$(db "select count(*) from breakers")" 0
+	assert_equal "$(db "select group_concat(reason) from runs")" "none,none,none"
 }
 
 @test "a model-scoped breaker (seven_day_opus) blocks only opus runs" {
@@ -212,7 +212,7 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 	[ "$SECONDS" -ge 1 ] && [ "$SECONDS" -le 6 ] || fail "took $SECONDS s"
 	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
 	assert_equal "$(printf '%s' "$stderr" | grep -c "waiting for claude (account default): usage-limit until")" 1
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from waits where kind = 'wait'")" 1
+	assert_equal "$(db "select count(*) from waits where kind = 'wait'")" 1
 	# -q: not a word.
 	"$RLWRAP" trip --for 1s claude
 	RLWRAP_POLL_MS=100 run --separate-stderr timeout 20 "$RLWRAP" -q --wait -- claude
@@ -287,7 +287,7 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 	FAKE_STREAM=ok run "$RLWRAP" -- claude
 	assert_success
 	ran
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select group_concat(event) from breaker_history")" \
+	assert_equal "$(db "select group_concat(event) from breaker_history")" \
 		"trip,probe,probe-takeover,probe-success"
 	assert_equal "$(breaker_field claude state)" closed
 }
@@ -324,9 +324,9 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 	# The failed attempt is in the raw stream and the history.
 	grep -q '"session_id":"first"' raw
 	grep -q '"session_id":"second"' raw
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select group_concat(reason) from runs order by id")" "usage-limit,none"
+	assert_equal "$(db "select group_concat(reason) from runs order by id")" "usage-limit,none"
 	jq -e '.reason == "none" and .attempts == 2' sig.json
-	assert_equal "$(jq .run_id sig.json)" "$(sqlite3 "$RLWRAP_DB" 'select max(id) from runs')"
+	assert_equal "$(jq .run_id sig.json)" "$(db 'select max(id) from runs')"
 	[[ $stderr == *"retrying in"* ]]
 	assert_equal "$(breaker_field claude state)" closed
 }
@@ -379,11 +379,13 @@ unprivileged() {
 }
 
 @test "fail-open: a state directory that cannot be created" {
+	sqlite_only
 	touch file
 	RLWRAP_DB="$BATS_TEST_TMPDIR/file/sub/state.db" fail_open_check "cannot create directory"
 }
 
 @test "fail-open: a read-only state file still refuses what it blocks, and runs the rest" {
+	sqlite_only
 	local dir; dir=$(mktemp -d /tmp/rlwrap-ro.XXXXXX); chmod 755 "$dir"
 	export RLWRAP_DB="$dir/state.db" RLWRAP_CONFIG=/nonexistent/config
 	"$RLWRAP" trip --for 1h codex > /dev/null
@@ -395,12 +397,14 @@ unprivileged() {
 }
 
 @test "fail-open: a corrupt state file" {
+	sqlite_only
 	head -c 16384 /dev/urandom > "$RLWRAP_DB"
 	fail_open_check "corrupt"
 	[ "$(stat -c %s "$RLWRAP_DB")" = 16384 ]
 }
 
 @test "fail-open: a state file locked past the busy timeout" {
+	sqlite_only
 	"$RLWRAP" status > /dev/null
 	mkfifo fifo
 	timeout 20 sqlite3 "$RLWRAP_DB" < fifo > locker.out 2>&1 &
@@ -414,6 +418,7 @@ unprivileged() {
 }
 
 @test "on_store_error = closed refuses with 75 instead, and --signal-file says why" {
+	sqlite_only
 	printf '[breaker]\non_store_error = closed\n' > "$RLWRAP_CONFIG"
 	head -c 16384 /dev/urandom > "$RLWRAP_DB"
 	run -75 "$RLWRAP" --signal-file sig.json -- claude
@@ -427,6 +432,7 @@ unprivileged() {
 }
 
 @test "on_store_error = closed: a gate that cannot get the lock refuses too" {
+	sqlite_only
 	printf '[breaker]\non_store_error = closed\n' > "$RLWRAP_CONFIG"
 	"$RLWRAP" trip --for 1h claude > /dev/null
 	RLWRAP_TEST_NOW=2099-01-01T00:00:00Z "$RLWRAP" status > /dev/null   # expired: the next spawn must write

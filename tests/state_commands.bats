@@ -18,7 +18,7 @@ setup() {
 	assert_success
 	assert_equal "$(echo "$output" | jq -c 'keys')" '["breakers","now","running","runs_24h","store","waiting"]'
 	assert_equal "$(echo "$output" | jq -r .now)" "$NOW"
-	[ "$(stat -c %a "$RLWRAP_DB")" = 600 ]
+	on_postgresql || [ "$(stat -c %a "$RLWRAP_DB")" = 600 ]
 }
 
 @test "status --short: nothing at all on a fresh store" {
@@ -116,7 +116,7 @@ setup() {
 	local now=$T0 want=(900 1800 3600 7200 14400 28800 57600 86400 86400) reset
 	for w in "${want[@]}"; do
 		RLWRAP_TEST_NOW=$now "$RLWRAP" record "$BATS_TEST_TMPDIR/b" >/dev/null
-		reset=$(sqlite3 "$RLWRAP_DB" "select cast(resets_at as int) from breakers where family='claude'")
+		reset=$(db "select cast(resets_at as int) from breakers where family='claude'")
 		assert_equal "$((reset - now))" "$w"
 		now=$((reset + 1))
 	done
@@ -135,7 +135,7 @@ setup() {
 	assert_equal "$(breaker_field claude state)" "closed"
 	run "$RLWRAP" status
 	assert_output --partial "no open breakers"
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select group_concat(event) from breaker_history")" "trip,close"
+	assert_equal "$(db "select group_concat(event) from breaker_history")" "trip,close"
 }
 
 @test "record: the overage false positive never trips" {
@@ -145,8 +145,8 @@ setup() {
 		'{"type":"result","subtype":"success","is_error":false,"result":"done"}' > "$BATS_TEST_TMPDIR/o"
 	run "$RLWRAP" record "$BATS_TEST_TMPDIR/o"
 	assert_success
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from breakers")" 0
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select reason from runs")" none
+	assert_equal "$(db "select count(*) from breakers")" 0
+	assert_equal "$(db "select reason from runs")" none
 }
 
 @test "a model-scoped breaker blocks only its model; accounts are separate" {
@@ -264,13 +264,14 @@ setup() {
 	"$RLWRAP" record "$BATS_TEST_TMPDIR/b"
 	printf '%s\n' '{"type":"result","subtype":"success","is_error":true,"result":"API Error: 529 Overloaded","api_error_status":529}' > "$BATS_TEST_TMPDIR/o"
 	"$RLWRAP" record "$BATS_TEST_TMPDIR/o"   # confidence 0.8 < 0.9
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from breakers")" 0
+	assert_equal "$(db "select count(*) from breakers")" 0
 	printf '[breaker]\ntrip_on = overloaded\nmin_confidence = 0.8\ncooldown_rate_limit = 2m\n' > "$RLWRAP_CONFIG"
 	run "$RLWRAP" record "$BATS_TEST_TMPDIR/o"
 	assert_output --partial "open until 2026-11-30T12:02:00Z"
 }
 
 @test "store path from the config file; RLWRAP_DB beats it" {
+	sqlite_only
 	printf '[store]\npath = %s/cfg.db\n' "$BATS_TEST_TMPDIR" > "$RLWRAP_CONFIG"
 	unset RLWRAP_DB
 	"$RLWRAP" trip --for 1h claude
@@ -295,6 +296,7 @@ unprivileged() {
 }
 
 @test "fail-open: a directory that cannot be created or written" {
+	sqlite_only
 	touch "$BATS_TEST_TMPDIR/file"
 	RLWRAP_DB="$BATS_TEST_TMPDIR/file/sub/state.db" run "$RLWRAP" trip --for 1h claude
 	assert_failure 1
@@ -309,6 +311,7 @@ unprivileged() {
 }
 
 @test "fail-open: a read-only file is reported; status still reads it" {
+	sqlite_only
 	local dir; dir=$(mktemp -d /tmp/rlwrap-ro.XXXXXX); chmod 755 "$dir"
 	RLWRAP_DB="$dir/state.db" "$RLWRAP" trip --for 1h claude
 	chmod 644 "$dir/state.db"
@@ -323,6 +326,7 @@ unprivileged() {
 }
 
 @test "fail-open: a corrupt file (random bytes) is named corrupt; status exits 1" {
+	sqlite_only
 	head -c 16384 /dev/urandom > "$RLWRAP_DB"
 	run "$RLWRAP" status
 	assert_failure 1
@@ -340,6 +344,7 @@ unprivileged() {
 }
 
 @test "a database of a newer schema is refused untouched" {
+	sqlite_only
 	sqlite3 "$RLWRAP_DB" 'CREATE TABLE future (x); PRAGMA user_version = 42;'
 	local sum; sum=$(md5sum < "$RLWRAP_DB")
 	run "$RLWRAP" trip --for 1h claude
@@ -349,6 +354,7 @@ unprivileged() {
 }
 
 @test "fail-open: a database locked past the busy timeout" {
+	sqlite_only
 	"$RLWRAP" trip --for 1h claude
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
 	timeout 20 sqlite3 "$RLWRAP_DB" < "$BATS_TEST_TMPDIR/fifo" > "$BATS_TEST_TMPDIR/locker.out" 2>&1 &
@@ -384,9 +390,9 @@ unprivileged() {
 	run cat "$BATS_TEST_TMPDIR"/err*
 	refute_output --partial "locked"
 	assert_output ""
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from runs")" 40
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from breaker_history where family = 'claude'")" 40
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select cast(resets_at as int) from breakers")" $((T0 + 3600 + 40 * 60))
+	assert_equal "$(db "select count(*) from runs")" 40
+	assert_equal "$(db "select count(*) from breaker_history where family = 'claude'")" 40
+	assert_equal "$(db "select cast(resets_at as int) from breakers")" $((T0 + 3600 + 40 * 60))
 	assert_equal "$(breaker_field claude trips)" 40
 }
 

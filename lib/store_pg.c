@@ -1,0 +1,839 @@
+/*
+ * store_pg.c: the PostgreSQL backend: one server shared by a fleet.
+ *
+ * libpq reads the URL or conninfo string (expand_dbname), the PG* variables,
+ * ~/.pgpass and PGSERVICE; this file adds the timeouts, the schema, and the
+ * locking that gives the same semantics as SQLite's BEGIN IMMEDIATE: every
+ * read-then-write takes a transaction-scoped advisory lock on the (account,
+ * family) it decides on, then reads its breakers FOR UPDATE.  Every wait for
+ * the server is bounded on the client's side too, so that a stopped server
+ * costs at most the timeout.
+ */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libpq-fe.h>
+
+#include "runs_table.h"
+#include "store_backend.h"
+#include "store_pg.h"
+
+struct pg_store {
+	struct store base;
+	PGconn *conn;
+	bool in_tx;
+	bool dead;                 /* lost or timed out: every call fails at once */
+	double timeout;            /* seconds: statement_timeout, and the client's wait */
+	char schema[64];
+	char password[256];        /* scrubbed from every message */
+};
+
+static struct pg_store *
+pg_of(struct store *store)
+{
+	return (struct pg_store *)(void *)store;
+}
+
+static double
+now_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Copies text into out with every occurrence of secret replaced by "***". */
+void
+pg_scrub(const char *text, const char *secret, char *out, size_t size)
+{
+	size_t n = 0, len = secret != NULL ? strlen(secret) : 0;
+
+	for (const char *p = text; *p != '\0' && n + 1 < size;) {
+		if (len > 0 && strncmp(p, secret, len) == 0) {
+			n += strlcpy(out + n, "***", size - n);
+			n = n < size ? n : size - 1;
+			p += len;
+		} else {
+			out[n++] = *p++;
+		}
+	}
+	out[n < size ? n : size - 1] = '\0';
+}
+
+/* The password the connection string carries, if any (URI userinfo,
+ * ?password= or password=). */
+static void
+find_password(const char *url, char *out, size_t size)
+{
+	PQconninfoOption *opts = PQconninfoParse(url, NULL);
+
+	*out = '\0';
+	if (opts == NULL)
+		return;
+	for (PQconninfoOption *o = opts; o->keyword != NULL; o++)
+		if (strcmp(o->keyword, "password") == 0 && o->val != NULL)
+			strlcpy(out, o->val, size);
+	PQconninfoFree(opts);
+}
+
+/* The URL to show: the password, wherever it was written, as "***". */
+void
+pg_display_url(const char *url, char *out, size_t size)
+{
+	char password[256];
+
+	find_password(url, password, sizeof(password));
+	pg_scrub(url, password, out, size);
+}
+
+/* libpq's message, one line, without the password. */
+static void
+pg_message(struct pg_store *pg, const char *raw, char *out, size_t size)
+{
+	char *nl;
+
+	pg_scrub(raw != NULL && *raw != '\0' ? raw : "no answer", pg->password, out, size);
+	while ((nl = strchr(out, '\n')) != NULL)
+		*nl = nl[1] == '\0' ? '\0' : ' ';
+}
+
+static bool
+pg_fail(struct pg_store *pg, enum store_status status, const char *doing, const char *raw,
+    struct store_error *err)
+{
+	char why[400];
+
+	pg_message(pg, raw, why, sizeof(why));
+	return set_error(err, status, "%s: %s: %s", pg->base.path, doing, why);
+}
+
+/* The store_status of a failed result, from its SQLSTATE. */
+static enum store_status
+status_of(const PGresult *res)
+{
+	const char *state = res != NULL ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+	if (state == NULL)
+		return STORE_ERR_UNREACHABLE;
+	if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)
+		return STORE_ERR_RETRY;
+	if (strcmp(state, "57014") == 0 || strcmp(state, "55P03") == 0)
+		return STORE_ERR_LOCKED;
+	if (strcmp(state, "42501") == 0 || strcmp(state, "25006") == 0)
+		return STORE_ERR_READONLY;
+	if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0)
+		return STORE_ERR_UNREACHABLE;
+	return STORE_ERR_IO;
+}
+
+/* Waits until the answer is in, or the deadline passes (false). */
+static bool
+wait_answer(PGconn *conn, double deadline)
+{
+	while (PQisBusy(conn)) {
+		struct pollfd pfd = { .fd = PQsocket(conn), .events = POLLIN };
+		double left = deadline - now_monotonic();
+		int rc;
+
+		if (left <= 0)
+			return false;
+		rc = poll(&pfd, 1, (int)ceil(left * 1000));
+		if (rc < 0 && errno != EINTR)
+			return false;
+		if (rc > 0 && !PQconsumeInput(conn))
+			return true;   /* the error is in the result */
+	}
+	return true;
+}
+
+/* The text of each parameter; numbers are formatted into bufs. */
+static void
+param_texts(const struct db_value *params, size_t n, const char **texts, char (*bufs)[32])
+{
+	for (size_t i = 0; i < n; i++) {
+		texts[i] = NULL;
+		if (params[i].type == DB_TEXT)
+			texts[i] = params[i].text;
+		else if (params[i].type == DB_INT)
+			snprintf(bufs[i], sizeof(bufs[i]), "%lld", params[i].i);
+		else if (params[i].type == DB_REAL)
+			snprintf(bufs[i], sizeof(bufs[i]), "%.17g", params[i].r);
+		if (params[i].type == DB_INT || params[i].type == DB_REAL)
+			texts[i] = bufs[i];
+	}
+}
+
+#define PG_PARAMS_MAX RUN_FILTER_PARAMS_MAX
+
+/*
+ * Runs one statement with its parameters and waits at most the timeout; on
+ * success *res (when not NULL) is the result for the caller to PQclear().
+ * A timeout or a lost connection marks the store dead.
+ */
+static bool
+pg_run(struct pg_store *pg, const char *sql, const struct db_value *params, size_t n,
+    PGresult **res, const char *doing, struct store_error *err)
+{
+	const char *texts[PG_PARAMS_MAX];
+	char bufs[PG_PARAMS_MAX][32];
+	PGresult *r, *last = NULL;
+	ExecStatusType st;
+
+	if (res != NULL)
+		*res = NULL;
+	if (pg->dead)
+		return set_error(err, STORE_ERR_UNREACHABLE, "%s: %s: the connection was lost", pg->base.path, doing);
+	param_texts(params, n, texts, bufs);
+	if (!PQsendQueryParams(pg->conn, sql, (int)n, NULL, texts, NULL, NULL, 0) ||
+	    !wait_answer(pg->conn, now_monotonic() + pg->timeout + 0.5)) {
+		pg->dead = true;
+		return pg_fail(pg, STORE_ERR_UNREACHABLE, doing, PQisBusy(pg->conn) ?
+		    "no answer within the statement timeout" : PQerrorMessage(pg->conn), err);
+	}
+	while ((r = PQgetResult(pg->conn)) != NULL) {
+		PQclear(last);
+		last = r;
+	}
+	st = last != NULL ? PQresultStatus(last) : PGRES_FATAL_ERROR;
+	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+		if (res != NULL)
+			*res = last;
+		else
+			PQclear(last);
+		return true;
+	}
+	if (status_of(last) == STORE_ERR_UNREACHABLE || PQstatus(pg->conn) != CONNECTION_OK)
+		pg->dead = true;
+	pg_fail(pg, PQstatus(pg->conn) != CONNECTION_OK ? STORE_ERR_UNREACHABLE : status_of(last), doing,
+	    last != NULL ? PQresultErrorMessage(last) : PQerrorMessage(pg->conn), err);
+	PQclear(last);
+	return false;
+}
+
+static bool
+pg_exec(struct pg_store *pg, const char *sql, const char *doing, struct store_error *err)
+{
+	return pg_run(pg, sql, NULL, 0, NULL, doing, err);
+}
+
+static const char *
+cell(const PGresult *res, int row, int col)
+{
+	return PQgetisnull(res, row, col) ? NULL : PQgetvalue(res, row, col);
+}
+
+static double
+cell_double(const PGresult *res, int row, int col, double null_value)
+{
+	const char *s = cell(res, row, col);
+
+	return s != NULL ? strtod(s, NULL) : null_value;
+}
+
+static long long
+cell_int(const PGresult *res, int row, int col, long long null_value)
+{
+	const char *s = cell(res, row, col);
+
+	return s != NULL ? strtoll(s, NULL, 10) : null_value;
+}
+
+static void
+cell_text(const PGresult *res, int row, int col, char *buf, size_t size)
+{
+	const char *s = cell(res, row, col);
+
+	strlcpy(buf, s != NULL ? s : "", size);
+}
+
+/* ---- opening: connection, schema, migrations --------------------------- */
+
+/* Tables other than runs; runs is built from lib/runs_table.c.  Every
+ * statement is idempotent: migrating means running them all. */
+static const char *const schema_tables[] = {
+	"CREATE TABLE IF NOT EXISTS breakers (account text NOT NULL, family text NOT NULL, scope text NOT NULL,"
+	" state text NOT NULL DEFAULT 'closed', reason text, resets_at double precision, reset_source text,"
+	" trips bigint NOT NULL DEFAULT 0, consecutive_unknown bigint NOT NULL DEFAULT 0,"
+	" last_trip_at double precision, last_message text, updated_at double precision, probe_pid bigint,"
+	" probe_start_time bigint, probe_host text, probe_expires double precision,"
+	" PRIMARY KEY (account, family, scope))",
+	"CREATE TABLE IF NOT EXISTS breaker_history (id bigserial PRIMARY KEY, at double precision NOT NULL,"
+	" account text NOT NULL, family text NOT NULL, scope text NOT NULL, event text NOT NULL,"
+	" state text NOT NULL, reason text, resets_at double precision, reset_source text, trips bigint,"
+	" run_id bigint, message text)",
+	"CREATE INDEX IF NOT EXISTS breaker_history_at ON breaker_history (at)",
+	"CREATE TABLE IF NOT EXISTS waits (id bigserial PRIMARY KEY, at double precision NOT NULL,"
+	" kind text NOT NULL, account text, family text, scope text, model text, reason text,"
+	" resets_at double precision, reset_source text, \"until\" double precision, pid bigint)",
+	"CREATE INDEX IF NOT EXISTS waits_at ON waits (at)",
+};
+
+static const char *const schema_runs_indexes[] = {
+	"CREATE INDEX IF NOT EXISTS runs_started_at ON runs (started_at)",
+	"CREATE INDEX IF NOT EXISTS runs_family_started_at ON runs (family, started_at)",
+};
+
+static const char *
+sql_type(enum db_type t)
+{
+	return t == DB_TEXT ? "text" : t == DB_INT ? "bigint" : "double precision";
+}
+
+/* The runs table from the column list: created with every column, and any
+ * column a later version added to the list added to an older table. */
+static bool
+create_runs_table(struct pg_store *pg, struct store_error *err)
+{
+	char sql[256];
+
+	if (!pg_exec(pg, "CREATE TABLE IF NOT EXISTS runs (id bigserial PRIMARY KEY)", "creating the runs table", err))
+		return false;
+	for (size_t i = 0; i < run_columns_count; i++) {
+		if (run_columns[i].flags & COLUMN_KEY)
+			continue;
+		snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN IF NOT EXISTS %s %s", run_columns[i].name,
+		    sql_type(run_columns[i].type));
+		if (!pg_exec(pg, sql, "creating the runs table", err))
+			return false;
+	}
+	for (size_t i = 0; i < sizeof(schema_runs_indexes) / sizeof(schema_runs_indexes[0]); i++)
+		if (!pg_exec(pg, schema_runs_indexes[i], "creating the runs table", err))
+			return false;
+	return true;
+}
+
+static bool
+pg_schema_migrate(struct pg_store *pg, struct store_error *err)
+{
+	struct db_value version = { .type = DB_INT, .i = STORE_SCHEMA_VERSION };
+
+	for (size_t i = 0; i < sizeof(schema_tables) / sizeof(schema_tables[0]); i++)
+		if (!pg_exec(pg, schema_tables[i], "migrating the schema", err))
+			return false;
+	return create_runs_table(pg, err) &&
+	    pg_exec(pg, "DELETE FROM schema_version", "migrating the schema", err) &&
+	    pg_run(pg, "INSERT INTO schema_version (version) VALUES ($1)", &version, 1, NULL,
+	    "migrating the schema", err);
+}
+
+/* lib/ never prints: the server's notices are dropped, not sent to stderr. */
+static void
+drop_notice(void *arg, const char *message)
+{
+}
+
+static bool
+connect_server(struct pg_store *pg, const struct store_options *opts, const char *url,
+    struct store_error *err)
+{
+	char timeout[16], options[64];
+	const char *keys[] = { "connect_timeout", "options", "fallback_application_name", "dbname", NULL };
+	const char *values[] = { timeout, options, "rlwrap", url, NULL };
+
+	snprintf(timeout, sizeof(timeout), "%d", (int)ceil(opts->connect_timeout));
+	snprintf(options, sizeof(options), "-c statement_timeout=%d", (int)ceil(opts->statement_timeout * 1000));
+	pg->conn = PQconnectdbParams(keys, values, 1);
+	if (pg->conn == NULL)
+		return set_error(err, STORE_ERR_IO, "%s: out of memory", pg->base.path);
+	if (PQstatus(pg->conn) != CONNECTION_OK)
+		return pg_fail(pg, STORE_ERR_UNREACHABLE, "cannot connect", PQerrorMessage(pg->conn), err);
+	PQsetNoticeProcessor(pg->conn, drop_notice, NULL);
+	return true;
+}
+
+/* Sets the search path and reads the version: 0 when there are no tables yet. */
+static bool
+read_version(struct pg_store *pg, int *version, struct store_error *err)
+{
+	char sql[256];
+	PGresult *res;
+	struct store_error ignored;
+
+	snprintf(sql, sizeof(sql), "SET search_path TO %s", pg->schema);
+	if (!pg_exec(pg, sql, "selecting the schema", err))
+		return false;
+	*version = 0;
+	if (!pg_run(pg, "SELECT max(version) FROM schema_version", NULL, 0, &res, "reading the schema version",
+	    &ignored))
+		return ignored.status == STORE_ERR_IO || set_error(err, ignored.status, "%s", ignored.message);
+	*version = (int)cell_int(res, 0, 0, 0);
+	PQclear(res);
+	return true;
+}
+
+static bool
+valid_schema_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > 63 || strchr("abcdefghijklmnopqrstuvwxyz_", name[0]) == NULL)
+		return false;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
+}
+
+/* The schema (when missing: a DBA may have made it for a role that may not
+ * create schemas) and the version table, so that reading it cannot fail. */
+static bool
+create_schema(struct pg_store *pg, struct store_error *err)
+{
+	struct db_value name = { .type = DB_TEXT, .text = pg->schema };
+	char sql[128];
+	PGresult *res;
+	bool exists;
+
+	if (!pg_run(pg, "SELECT 1 FROM pg_namespace WHERE nspname = $1", &name, 1, &res, "creating the schema", err))
+		return false;
+	exists = PQntuples(res) > 0;
+	PQclear(res);
+	snprintf(sql, sizeof(sql), "CREATE SCHEMA %s", pg->schema);
+	if (!exists && !pg_exec(pg, sql, "creating the schema", err))
+		return false;
+	snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS %s.schema_version (version integer NOT NULL)",
+	    pg->schema);
+	return pg_exec(pg, sql, "creating the schema", err);
+}
+
+/*
+ * Creates or brings the tables to STORE_SCHEMA_VERSION in one transaction,
+ * under an advisory lock so that many first openers take turns; whoever
+ * comes second finds the work done.  A newer version is left untouched.
+ */
+static bool
+migrate(struct pg_store *pg, struct store_error *err)
+{
+	int version;
+
+	if (!pg_exec(pg, "BEGIN", "migrating the schema", err))
+		return false;
+	pg->in_tx = true;
+	if (!pg_run(pg, "SELECT pg_advisory_xact_lock(hashtext('rlwrap schema ' || $1))",
+	    &(struct db_value){ .type = DB_TEXT, .text = pg->schema }, 1, NULL, "migrating the schema", err) ||
+	    !create_schema(pg, err) || !read_version(pg, &version, err))
+		goto fail;
+	if (version > STORE_SCHEMA_VERSION) {
+		set_error(err, STORE_ERR_VERSION, "%s: schema %s is at version %d, newer than this rlwrap knows "
+		    "(%d); left untouched: upgrade rlwrap or use another schema", pg->base.path, pg->schema,
+		    version, STORE_SCHEMA_VERSION);
+		goto fail;
+	}
+	if ((version < STORE_SCHEMA_VERSION && !pg_schema_migrate(pg, err)) ||
+	    !pg_exec(pg, "COMMIT", "migrating the schema", err))
+		goto fail;
+	pg->in_tx = false;
+	pg->base.version = STORE_SCHEMA_VERSION;
+	return true;
+fail:
+	pg->in_tx = false;
+	if (!pg->dead)
+		PQclear(PQexec(pg->conn, "ROLLBACK"));
+	return false;
+}
+
+static void pg_close(struct store *store);
+
+static bool
+pg_open(const struct store_options *opts, struct store **out, struct store_error *err)
+{
+	struct pg_store *pg = calloc(1, sizeof(*pg));
+	int version;
+
+	*out = NULL;
+	if (pg == NULL)
+		return set_error(err, STORE_ERR_IO, "PostgreSQL store: out of memory");
+	pg->base.ops = &store_pg_ops;
+	pg_display_url(opts->path, pg->base.path, sizeof(pg->base.path));
+	find_password(opts->path, pg->password, sizeof(pg->password));
+	pg->base.keep_runs = opts->keep_runs;
+	pg->base.keep_days = opts->keep_days;
+	pg->timeout = opts->statement_timeout;
+	strlcpy(pg->schema, opts->schema, sizeof(pg->schema));
+	if (!valid_schema_name(pg->schema)) {
+		set_error(err, STORE_ERR_OPEN, "%s: schema '%s' is not a lower-case SQL name", pg->base.path,
+		    opts->schema);
+		goto fail;
+	}
+	if (!connect_server(pg, opts, opts->path, err) || !read_version(pg, &version, err))
+		goto fail;
+	if (version > STORE_SCHEMA_VERSION) {
+		set_error(err, STORE_ERR_VERSION, "%s: schema %s is at version %d, newer than this rlwrap knows "
+		    "(%d); left untouched: upgrade rlwrap or use another schema", pg->base.path, pg->schema,
+		    version, STORE_SCHEMA_VERSION);
+		goto fail;
+	}
+	if (opts->read_only && version != STORE_SCHEMA_VERSION) {
+		set_error(err, STORE_ERR_VERSION, "%s: schema version %d, not %d, and a read-only open cannot "
+		    "migrate it", pg->base.path, version, STORE_SCHEMA_VERSION);
+		goto fail;
+	}
+	pg->base.version = version;
+	if (version < STORE_SCHEMA_VERSION && !migrate(pg, err))
+		goto fail;
+	*out = &pg->base;
+	return true;
+fail:
+	pg_close(&pg->base);
+	return false;
+}
+
+static void
+pg_close(struct store *store)
+{
+	struct pg_store *pg = pg_of(store);
+
+	PQfinish(pg->conn);
+	explicit_bzero(pg->password, sizeof(pg->password));
+	free(pg);
+}
+
+/* ---- transactions ------------------------------------------------------ */
+
+static bool
+pg_begin(struct store *store, struct store_error *err)
+{
+	struct pg_store *pg = pg_of(store);
+
+	if (!pg_exec(pg, "BEGIN", "starting a transaction", err))
+		return false;
+	pg->in_tx = true;
+	return true;
+}
+
+static void
+pg_rollback(struct store *store)
+{
+	struct pg_store *pg = pg_of(store);
+	struct store_error ignored;
+
+	if (pg->in_tx && !pg->dead)
+		pg_exec(pg, "ROLLBACK", "rolling back", &ignored);
+	pg->in_tx = false;
+}
+
+static bool
+pg_commit(struct store *store, struct store_error *err)
+{
+	struct pg_store *pg = pg_of(store);
+
+	if (pg_exec(pg, "COMMIT", "committing", err)) {
+		pg->in_tx = false;
+		return true;
+	}
+	pg_rollback(store);
+	return false;
+}
+
+/* ---- breakers ----------------------------------------------------------- */
+
+#define BREAKER_COLUMNS "account, family, scope, state, reason, resets_at, reset_source, trips," \
+	" consecutive_unknown, last_trip_at, last_message, probe_pid, probe_start_time, probe_host," \
+	" probe_expires, updated_at"
+
+static void
+breaker_from_row(const PGresult *res, int row, struct breaker *b)
+{
+	char reason[32], state[16];
+
+	memset(b, 0, sizeof(*b));
+	cell_text(res, row, 0, b->key.account, sizeof(b->key.account));
+	cell_text(res, row, 1, b->key.family, sizeof(b->key.family));
+	cell_text(res, row, 2, b->key.scope, sizeof(b->key.scope));
+	cell_text(res, row, 3, state, sizeof(state));
+	b->state = breaker_state_from_name(state);
+	cell_text(res, row, 4, reason, sizeof(reason));
+	if (!reason_from_name(reason, &b->reason))
+		b->reason = REASON_NONE;
+	b->resets_at = cell_double(res, row, 5, 0);
+	cell_text(res, row, 6, b->reset_source, sizeof(b->reset_source));
+	b->trips = (long)cell_int(res, row, 7, 0);
+	b->consecutive_unknown = (long)cell_int(res, row, 8, 0);
+	b->last_trip_at = cell_double(res, row, 9, 0);
+	cell_text(res, row, 10, b->last_message, sizeof(b->last_message));
+	b->lease.pid = (long)cell_int(res, row, 11, 0);
+	b->lease.start_time = cell_int(res, row, 12, 0);
+	cell_text(res, row, 13, b->lease.host, sizeof(b->lease.host));
+	b->lease.expires_at = cell_double(res, row, 14, 0);
+	b->updated_at = cell_double(res, row, 15, 0);
+}
+
+static bool
+collect_breakers(struct pg_store *pg, const char *sql, const struct db_value *params, size_t n,
+    struct breaker **rows, size_t *count, struct store_error *err)
+{
+	PGresult *res;
+	int ntuples;
+
+	*rows = NULL;
+	*count = 0;
+	if (!pg_run(pg, sql, params, n, &res, "reading breakers", err))
+		return false;
+	ntuples = PQntuples(res);
+	if (ntuples > 0 && (*rows = reallocarray(NULL, (size_t)ntuples, sizeof(**rows))) == NULL) {
+		PQclear(res);
+		return set_error(err, STORE_ERR_IO, "%s: out of memory", pg->base.path);
+	}
+	for (int i = 0; i < ntuples; i++)
+		breaker_from_row(res, i, &(*rows)[i]);
+	*count = (size_t)ntuples;
+	PQclear(res);
+	return true;
+}
+
+/*
+ * Inside a transaction the caller decides on what it reads: the (account,
+ * family) is locked first (rows that do not exist yet included), so the
+ * read sees what the previous holder committed, and the rows FOR UPDATE.
+ */
+static bool
+pg_breakers_of(struct store *store, const char *account, const char *family,
+    struct breaker **rows, size_t *count, struct store_error *err)
+{
+	struct pg_store *pg = pg_of(store);
+	struct db_value key[2] = { { .type = DB_TEXT, .text = account }, { .type = DB_TEXT, .text = family } };
+
+	if (pg->in_tx && !pg_run(pg, "SELECT pg_advisory_xact_lock(hashtext($1 || chr(31) || $2))", key, 2,
+	    NULL, "locking breakers", err))
+		return false;
+	return collect_breakers(pg, pg->in_tx ? "SELECT " BREAKER_COLUMNS " FROM breakers"
+	    " WHERE account = $1 AND family = $2 ORDER BY scope FOR UPDATE" : "SELECT " BREAKER_COLUMNS
+	    " FROM breakers WHERE account = $1 AND family = $2 ORDER BY scope", key, 2, rows, count, err);
+}
+
+static bool
+pg_breakers_all(struct store *store, struct breaker **rows, size_t *count, struct store_error *err)
+{
+	return collect_breakers(pg_of(store), "SELECT " BREAKER_COLUMNS " FROM breakers"
+	    " ORDER BY family, scope, account", NULL, 0, rows, count, err);
+}
+
+static struct db_value
+text_value(const char *s)
+{
+	return (struct db_value){ .type = s != NULL && *s != '\0' ? DB_TEXT : DB_NULL, .text = s };
+}
+
+static struct db_value
+real_value(double v, double null_value)
+{
+	return (struct db_value){ .type = v == null_value ? DB_NULL : DB_REAL, .r = v };
+}
+
+static struct db_value
+int_value(long long v, long long null_value)
+{
+	return (struct db_value){ .type = v == null_value ? DB_NULL : DB_INT, .i = v };
+}
+
+static bool
+pg_breaker_save(struct store *store, const struct breaker *b, struct store_error *err)
+{
+	bool leased = b->lease.pid != 0;
+	struct db_value v[16] = {
+		text_value(b->key.account), text_value(b->key.family), { .type = DB_TEXT, .text = b->key.scope },
+		text_value(breaker_state_name(b->state)),
+		text_value(b->reason != REASON_NONE ? reason_name(b->reason) : NULL),
+		real_value(b->resets_at, 0), text_value(b->reset_source), int_value(b->trips, LLONG_MIN),
+		int_value(b->consecutive_unknown, LLONG_MIN), real_value(b->last_trip_at, 0),
+		text_value(b->last_message), int_value(b->lease.pid, 0),
+		int_value(leased ? b->lease.start_time : 0, 0), text_value(leased ? b->lease.host : NULL),
+		real_value(leased ? b->lease.expires_at : 0, 0), real_value(b->updated_at, 0),
+	};
+
+	return pg_run(pg_of(store), "INSERT INTO breakers (" BREAKER_COLUMNS ") VALUES ($1, $2, $3, $4, $5,"
+	    " $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT (account, family, scope) DO UPDATE"
+	    " SET state = EXCLUDED.state, reason = EXCLUDED.reason, resets_at = EXCLUDED.resets_at,"
+	    " reset_source = EXCLUDED.reset_source, trips = EXCLUDED.trips,"
+	    " consecutive_unknown = EXCLUDED.consecutive_unknown, last_trip_at = EXCLUDED.last_trip_at,"
+	    " last_message = EXCLUDED.last_message, probe_pid = EXCLUDED.probe_pid,"
+	    " probe_start_time = EXCLUDED.probe_start_time, probe_host = EXCLUDED.probe_host,"
+	    " probe_expires = EXCLUDED.probe_expires, updated_at = EXCLUDED.updated_at",
+	    v, 16, NULL, "saving a breaker", err);
+}
+
+static bool
+pg_history_add(struct store *store, const struct breaker *b, const char *event,
+    long long run_id, double at, struct store_error *err)
+{
+	struct db_value v[12] = {
+		real_value(at, -1), text_value(b->key.account), text_value(b->key.family),
+		{ .type = DB_TEXT, .text = b->key.scope }, text_value(event), text_value(breaker_state_name(b->state)),
+		text_value(b->reason != REASON_NONE ? reason_name(b->reason) : NULL), real_value(b->resets_at, 0),
+		text_value(b->reset_source), int_value(b->trips, LLONG_MIN), int_value(run_id, 0),
+		text_value(b->last_message),
+	};
+
+	return pg_run(pg_of(store), "INSERT INTO breaker_history (at, account, family, scope, event, state,"
+	    " reason, resets_at, reset_source, trips, run_id, message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8,"
+	    " $9, $10, $11, $12)", v, 12, NULL, "writing breaker history", err);
+}
+
+/* ---- runs, waits, counts ----------------------------------------------- */
+
+static bool
+insert_run(struct pg_store *pg, const struct run_row *run, long long *run_id, struct store_error *err)
+{
+	struct db_value v[64];
+	char sql[2048];
+	PGresult *res;
+	size_t n = 0;
+
+	if (!runs_insert_sql("runs", '$', sql, sizeof(sql)) || strlcat(sql, " RETURNING id", sizeof(sql)) >= sizeof(sql))
+		return set_error(err, STORE_ERR_IO, "%s: the runs insert does not fit", pg->base.path);
+	for (size_t i = 0; i < run_columns_count && n < sizeof(v) / sizeof(v[0]); i++)
+		if (!(run_columns[i].flags & (COLUMN_KEY | COLUMN_LATER)))
+			run_column_value(run, &run_columns[i], &v[n++]);
+	if (!pg_run(pg, sql, v, n, &res, "recording the run", err))
+		return false;
+	*run_id = cell_int(res, 0, 0, 0);
+	PQclear(res);
+	return true;
+}
+
+/* History pruned on write: runs beyond keep_runs, and everything older than keep_days. */
+static bool
+prune(struct pg_store *pg, long long last_run_id, double now, struct store_error *err)
+{
+	static const char *const by_age[] = {
+		"DELETE FROM runs WHERE started_at < $1",
+		"DELETE FROM breaker_history WHERE at < $1",
+		"DELETE FROM waits WHERE at < $1",
+	};
+	struct db_value oldest_id = { .type = DB_INT, .i = last_run_id - pg->base.keep_runs };
+	struct db_value cutoff = { .type = DB_REAL, .r = now - (double)pg->base.keep_days * 86400 };
+
+	if (pg->base.keep_runs > 0 && last_run_id > pg->base.keep_runs &&
+	    !pg_run(pg, "DELETE FROM runs WHERE id <= $1", &oldest_id, 1, NULL, "pruning history", err))
+		return false;
+	for (size_t i = 0; pg->base.keep_days > 0 && i < sizeof(by_age) / sizeof(by_age[0]); i++)
+		if (!pg_run(pg, by_age[i], &cutoff, 1, NULL, "pruning history", err))
+			return false;
+	return true;
+}
+
+static bool
+pg_run_add(struct store *store, const struct run_row *run, double now,
+    long long *run_id, struct store_error *err)
+{
+	return insert_run(pg_of(store), run, run_id, err) && prune(pg_of(store), *run_id, now, err);
+}
+
+static bool
+pg_wait_add(struct store *store, const struct wait_record *wait, struct store_error *err)
+{
+	const struct breaker *b = wait->blocking;
+	struct db_value v[11] = {
+		real_value(wait->at, -1), text_value(wait->kind), text_value(b->key.account),
+		text_value(b->key.family), { .type = DB_TEXT, .text = b->key.scope }, text_value(wait->model),
+		text_value(reason_name(b->reason)), real_value(b->resets_at, 0), text_value(b->reset_source),
+		real_value(wait->until, 0), int_value(wait->pid, 0),
+	};
+
+	return pg_run(pg_of(store), "INSERT INTO waits (at, kind, account, family, scope, model, reason,"
+	    " resets_at, reset_source, \"until\", pid) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
+	    v, 11, NULL, "recording a wait", err);
+}
+
+static bool
+pg_family_counts(struct store *store, double since, struct family_counts **rows,
+    size_t *count, struct store_error *err)
+{
+	struct pg_store *pg = pg_of(store);
+	struct db_value v = { .type = DB_REAL, .r = since };
+	PGresult *res;
+	int n;
+
+	*rows = NULL;
+	*count = 0;
+	if (!pg_run(pg, "SELECT coalesce(family, '?'), count(*), count(*) FILTER (WHERE coalesce(reason, 'none')"
+	    " <> 'none') FROM runs WHERE started_at >= $1 GROUP BY 1 ORDER BY 1", &v, 1, &res, "counting runs", err))
+		return false;
+	n = PQntuples(res);
+	if (n > 0 && (*rows = reallocarray(NULL, (size_t)n, sizeof(**rows))) == NULL) {
+		PQclear(res);
+		return set_error(err, STORE_ERR_IO, "%s: out of memory", pg->base.path);
+	}
+	for (int i = 0; i < n; i++) {
+		cell_text(res, i, 0, (*rows)[i].family, sizeof((*rows)[i].family));
+		(*rows)[i].runs = (long)cell_int(res, i, 1, 0);
+		(*rows)[i].failures = (long)cell_int(res, i, 2, 0);
+	}
+	*count = (size_t)n;
+	PQclear(res);
+	return true;
+}
+
+/* Column col of row as a db_value typed by the runs table; text borrowed from res. */
+static void
+run_cell(const PGresult *res, int row, int col, struct db_value *v)
+{
+	const char *s = cell(res, row, col);
+
+	memset(v, 0, sizeof(*v));
+	v->type = s == NULL ? DB_NULL : run_columns[col].type;
+	v->text = s;
+	if (v->type == DB_INT)
+		v->i = strtoll(s, NULL, 10);
+	else if (v->type == DB_REAL)
+		v->r = strtod(s, NULL);
+}
+
+static bool
+pg_runs_each(struct store *store, const struct run_filter *f, run_row_cb cb, void *arg,
+    struct store_error *err)
+{
+	struct pg_store *pg = pg_of(store);
+	struct db_value params[RUN_FILTER_PARAMS_MAX], v;
+	char sql[8192];
+	struct run_row row;
+	PGresult *res;
+	size_t nparams;
+
+	if (!runs_select_sql("runs", sql, sizeof(sql)) || !run_filter_sql(f, '$', sql, sizeof(sql), params, &nparams))
+		return set_error(err, STORE_ERR_IO, "%s: the history query does not fit", pg->base.path);
+	if (!pg_run(pg, sql, params, nparams, &res, "reading the run history", err))
+		return false;
+	for (int i = 0; i < PQntuples(res); i++) {
+		run_row_clear(&row);
+		for (size_t c = 0; c < run_columns_count; c++) {
+			run_cell(res, i, (int)c, &v);
+			run_column_set(&row, &run_columns[c], &v);
+		}
+		run_row_finish(&row);
+		if (!cb(&row, arg))
+			break;
+	}
+	PQclear(res);
+	return true;
+}
+
+static bool
+pg_run_mark_recovered(struct store *store, long long id, long long by, struct store_error *err)
+{
+	struct db_value v[2] = { { .type = DB_INT, .i = by }, { .type = DB_INT, .i = id } };
+
+	return pg_run(pg_of(store), "UPDATE runs SET recovered_by = $1 WHERE id = $2", v, 2, NULL,
+	    "marking a run recovered", err);
+}
+
+const struct store_ops store_pg_ops = {
+	.name = "postgresql",
+	.open = pg_open,
+	.close = pg_close,
+	.begin = pg_begin,
+	.commit = pg_commit,
+	.rollback = pg_rollback,
+	.breakers_of = pg_breakers_of,
+	.breakers_all = pg_breakers_all,
+	.breaker_save = pg_breaker_save,
+	.history_add = pg_history_add,
+	.run_add = pg_run_add,
+	.wait_add = pg_wait_add,
+	.family_counts = pg_family_counts,
+	.runs_each = pg_runs_each,
+	.run_mark_recovered = pg_run_mark_recovered,
+};
