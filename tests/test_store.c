@@ -176,9 +176,17 @@ test_store_errors(void **state)
 	strlcpy(opts.path, "/proc/rlwrap-no/state.db", sizeof(opts.path));
 	assert_false(store_open(&opts, &store, &err));
 	assert_true(err.status == STORE_ERR_OPEN || err.status == STORE_ERR_READONLY);
-	strlcpy(opts.path, "postgresql://db/rlwrap", sizeof(opts.path));
+	/* A server that is not there (or a build without libpq). */
+	strlcpy(opts.path, "postgresql://u:pw@127.0.0.1:1/rlwrap", sizeof(opts.path));
+	store_options_server(&opts, NULL, 0, 0);
 	assert_false(store_open(&opts, &store, &err));
+#ifdef HAVE_LIBPQ
+	assert_int_equal(err.status, STORE_ERR_UNREACHABLE);
+	assert_non_null(strstr(err.message, "postgresql://u:***@127.0.0.1:1/rlwrap"));
+#else
 	assert_int_equal(err.status, STORE_ERR_UNSUPPORTED);
+#endif
+	assert_null(strstr(err.message, "pw@"));
 }
 
 static void
