@@ -272,11 +272,17 @@ static const char *const schema_tables[] = {
 	" kind text NOT NULL, account text, family text, scope text, model text, reason text,"
 	" resets_at double precision, reset_source text, \"until\" double precision, pid bigint)",
 	"CREATE INDEX IF NOT EXISTS waits_at ON waits (at)",
+	"ALTER TABLE waits ADD COLUMN IF NOT EXISTS host text",
+	"ALTER TABLE waits ADD COLUMN IF NOT EXISTS ended_at double precision",
+	"CREATE TABLE IF NOT EXISTS slot_queue (id bigserial PRIMARY KEY, at double precision NOT NULL,"
+	" account text NOT NULL, family text NOT NULL, model text, host text NOT NULL, pid bigint NOT NULL,"
+	" pid_start_time bigint, alive_until double precision NOT NULL)",
 };
 
 static const char *const schema_runs_indexes[] = {
 	"CREATE INDEX IF NOT EXISTS runs_started_at ON runs (started_at)",
 	"CREATE INDEX IF NOT EXISTS runs_family_started_at ON runs (family, started_at)",
+	"CREATE INDEX IF NOT EXISTS runs_running ON runs (account, family) WHERE state = 'running'",
 };
 
 static const char *
@@ -584,6 +590,16 @@ collect_breakers(struct pg_store *pg, const char *sql, const struct db_value *pa
 	return true;
 }
 
+/* Inside a transaction: (account, family) is the caller's until it ends. */
+static bool
+lock_key(struct pg_store *pg, const char *account, const char *family, struct store_error *err)
+{
+	struct db_value key[2] = { { .type = DB_TEXT, .text = account }, { .type = DB_TEXT, .text = family } };
+
+	return !pg->in_tx || family == NULL || pg_run(pg, "SELECT pg_advisory_xact_lock(hashtext($1 || chr(31) || $2))",
+	    key, 2, NULL, "locking (account, family)", err);
+}
+
 /*
  * Inside a transaction the caller decides on what it reads: the (account,
  * family) is locked first (rows that do not exist yet included), so the
@@ -596,8 +612,7 @@ pg_breakers_of(struct store *store, const char *account, const char *family,
 	struct pg_store *pg = pg_of(store);
 	struct db_value key[2] = { { .type = DB_TEXT, .text = account }, { .type = DB_TEXT, .text = family } };
 
-	if (pg->in_tx && !pg_run(pg, "SELECT pg_advisory_xact_lock(hashtext($1 || chr(31) || $2))", key, 2,
-	    NULL, "locking breakers", err))
+	if (!lock_key(pg, account, family, err))
 		return false;
 	return collect_breakers(pg, pg->in_tx ? "SELECT " BREAKER_COLUMNS " FROM breakers"
 	    " WHERE account = $1 AND family = $2 ORDER BY scope FOR UPDATE" : "SELECT " BREAKER_COLUMNS
@@ -674,22 +689,27 @@ pg_history_add(struct store *store, const struct breaker *b, const char *event,
 
 /* ---- runs, waits, counts ----------------------------------------------- */
 
+/* Inserts run, or (run->id set) completes that row; *run_id. */
 static bool
-insert_run(struct pg_store *pg, const struct run_row *run, long long *run_id, struct store_error *err)
+write_run(struct pg_store *pg, const struct run_row *run, long long *run_id, struct store_error *err)
 {
 	struct db_value v[64];
 	char sql[2048];
 	PGresult *res;
 	size_t n = 0;
+	bool fits = run->id != 0 ? runs_update_sql("runs", '$', sql, sizeof(sql)) :
+	    runs_insert_sql("runs", '$', sql, sizeof(sql));
 
-	if (!runs_insert_sql("runs", '$', sql, sizeof(sql)) || strlcat(sql, " RETURNING id", sizeof(sql)) >= sizeof(sql))
+	if (!fits || strlcat(sql, " RETURNING id", sizeof(sql)) >= sizeof(sql))
 		return set_error(err, STORE_ERR_IO, "%s: the runs insert does not fit", pg->base.path);
-	for (size_t i = 0; i < run_columns_count && n < sizeof(v) / sizeof(v[0]); i++)
+	for (size_t i = 0; i < run_columns_count && n + 1 < sizeof(v) / sizeof(v[0]); i++)
 		if (!(run_columns[i].flags & (COLUMN_KEY | COLUMN_LATER)))
 			run_column_value(run, &run_columns[i], &v[n++]);
+	if (run->id != 0)
+		v[n++] = (struct db_value){ .type = DB_INT, .i = run->id };
 	if (!pg_run(pg, sql, v, n, &res, "recording the run", err))
 		return false;
-	*run_id = cell_int(res, 0, 0, 0);
+	*run_id = PQntuples(res) > 0 ? cell_int(res, 0, 0, 0) : run->id;
 	PQclear(res);
 	return true;
 }
@@ -699,7 +719,7 @@ static bool
 prune(struct pg_store *pg, long long last_run_id, double now, struct store_error *err)
 {
 	static const char *const by_age[] = {
-		"DELETE FROM runs WHERE started_at < $1",
+		"DELETE FROM runs WHERE started_at < $1 AND coalesce(state, '') <> 'running'",
 		"DELETE FROM breaker_history WHERE at < $1",
 		"DELETE FROM waits WHERE at < $1",
 	};
@@ -707,7 +727,7 @@ prune(struct pg_store *pg, long long last_run_id, double now, struct store_error
 	struct db_value cutoff = { .type = DB_REAL, .r = now - (double)pg->base.keep_days * 86400 };
 
 	if (pg->base.keep_runs > 0 && last_run_id > pg->base.keep_runs &&
-	    !pg_run(pg, "DELETE FROM runs WHERE id <= $1", &oldest_id, 1, NULL, "pruning history", err))
+	    !pg_run(pg, "DELETE FROM runs WHERE id <= $1 AND coalesce(state, '') <> 'running'", &oldest_id, 1, NULL, "pruning history", err))
 		return false;
 	for (size_t i = 0; pg->base.keep_days > 0 && i < sizeof(by_age) / sizeof(by_age[0]); i++)
 		if (!pg_run(pg, by_age[i], &cutoff, 1, NULL, "pruning history", err))
@@ -719,38 +739,62 @@ static bool
 pg_run_add(struct store *store, const struct run_row *run, double now,
     long long *run_id, struct store_error *err)
 {
-	return insert_run(pg_of(store), run, run_id, err) && prune(pg_of(store), *run_id, now, err);
+	return write_run(pg_of(store), run, run_id, err) && prune(pg_of(store), *run_id, now, err);
 }
 
 static bool
-pg_wait_add(struct store *store, const struct wait_record *wait, struct store_error *err)
+pg_wait_add(struct store *store, const struct wait_record *wait, long long *wait_id, struct store_error *err)
 {
 	const struct breaker *b = wait->blocking;
-	struct db_value v[11] = {
-		real_value(wait->at, -1), text_value(wait->kind), text_value(b->key.account),
-		text_value(b->key.family), { .type = DB_TEXT, .text = b->key.scope }, text_value(wait->model),
-		text_value(reason_name(b->reason)), real_value(b->resets_at, 0), text_value(b->reset_source),
-		real_value(wait->until, 0), int_value(wait->pid, 0),
+	struct db_value v[12] = {
+		real_value(wait->at, -1), text_value(wait->kind), text_value(b != NULL ? b->key.account : wait->account),
+		text_value(b != NULL ? b->key.family : wait->family), text_value(b != NULL ? b->key.scope : NULL),
+		text_value(wait->model), text_value(b != NULL ? reason_name(b->reason) : wait->why),
+		real_value(b != NULL ? b->resets_at : 0, 0), text_value(b != NULL ? b->reset_source : NULL),
+		real_value(wait->until, 0), int_value(wait->pid, 0), text_value(wait->host),
 	};
+	PGresult *res;
 
-	return pg_run(pg_of(store), "INSERT INTO waits (at, kind, account, family, scope, model, reason,"
-	    " resets_at, reset_source, \"until\", pid) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)",
-	    v, 11, NULL, "recording a wait", err);
+	if (!pg_run(pg_of(store), "INSERT INTO waits (at, kind, account, family, scope, model, reason,"
+	    " resets_at, reset_source, \"until\", pid, host) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
+	    " $12) RETURNING id", v, 12, &res, "recording a wait", err))
+		return false;
+	if (wait_id != NULL)
+		*wait_id = cell_int(res, 0, 0, 0);
+	PQclear(res);
+	return true;
+}
+
+/* One statement on the row $1 (= id), with $2 = value when has_value. */
+static bool
+update_by_id(struct store *store, const char *sql, long long id, bool has_value, double value,
+    const char *doing, struct store_error *err)
+{
+	struct db_value v[2] = { { .type = DB_INT, .i = id }, { .type = DB_REAL, .r = value } };
+
+	return pg_run(pg_of(store), sql, v, has_value ? 2 : 1, NULL, doing, err);
 }
 
 static bool
-pg_family_counts(struct store *store, double since, struct family_counts **rows,
-    size_t *count, struct store_error *err)
+pg_wait_end(struct store *store, long long wait_id, double ended_at, struct store_error *err)
 {
-	struct pg_store *pg = pg_of(store);
+	return update_by_id(store, "UPDATE waits SET ended_at = $2 WHERE id = $1", wait_id, true, ended_at,
+	    "recording a wait's end", err);
+}
+
+/* Rows of (family[, runs, failures]) from sql, whose $1 is since; without
+ * the counts (counted false) runs and failures are -1. */
+static bool
+family_rows(struct pg_store *pg, const char *sql, bool counted, double since,
+    struct family_counts **rows, size_t *count, struct store_error *err)
+{
 	struct db_value v = { .type = DB_REAL, .r = since };
 	PGresult *res;
 	int n;
 
 	*rows = NULL;
 	*count = 0;
-	if (!pg_run(pg, "SELECT coalesce(family, '?'), count(*), count(*) FILTER (WHERE coalesce(reason, 'none')"
-	    " <> 'none') FROM runs WHERE started_at >= $1 GROUP BY 1 ORDER BY 1", &v, 1, &res, "counting runs", err))
+	if (!pg_run(pg, sql, &v, 1, &res, "counting runs", err))
 		return false;
 	n = PQntuples(res);
 	if (n > 0 && (*rows = reallocarray(NULL, (size_t)n, sizeof(**rows))) == NULL) {
@@ -759,12 +803,29 @@ pg_family_counts(struct store *store, double since, struct family_counts **rows,
 	}
 	for (int i = 0; i < n; i++) {
 		cell_text(res, i, 0, (*rows)[i].family, sizeof((*rows)[i].family));
-		(*rows)[i].runs = (long)cell_int(res, i, 1, 0);
-		(*rows)[i].failures = (long)cell_int(res, i, 2, 0);
+		(*rows)[i].runs = counted ? (long)cell_int(res, i, 1, 0) : -1;
+		(*rows)[i].failures = counted ? (long)cell_int(res, i, 2, 0) : -1;
 	}
 	*count = (size_t)n;
 	PQclear(res);
 	return true;
+}
+
+static bool
+pg_family_counts(struct store *store, double since, struct family_counts **rows,
+    size_t *count, struct store_error *err)
+{
+	return family_rows(pg_of(store), "SELECT coalesce(family, '?'), count(*), count(*) FILTER"
+	    " (WHERE coalesce(reason, 'none') <> 'none') FROM runs WHERE started_at >= $1 GROUP BY 1 ORDER BY 1",
+	    true, since, rows, count, err);
+}
+
+static bool
+pg_families_since(struct store *store, double since, struct family_counts **rows,
+    size_t *count, struct store_error *err)
+{
+	return family_rows(pg_of(store), "SELECT DISTINCT family FROM runs WHERE family IS NOT NULL"
+	    " AND started_at >= $1 ORDER BY 1", false, since, rows, count, err);
 }
 
 /* Column col of row as a db_value typed by the runs table; text borrowed from res. */
@@ -820,6 +881,151 @@ pg_run_mark_recovered(struct store *store, long long id, long long by, struct st
 	    "marking a run recovered", err);
 }
 
+/* ---- running rows and the queue for slots -------------------------------- */
+
+static bool
+pg_run_start(struct store *store, const struct run_row *run, long long *run_id, struct store_error *err)
+{
+	struct run_row row = *run;
+
+	row.id = 0;
+	return write_run(pg_of(store), &row, run_id, err);
+}
+
+static bool
+pg_run_renew(struct store *store, long long run_id, double alive_until, struct store_error *err)
+{
+	return update_by_id(store, "UPDATE runs SET alive_until = $2 WHERE id = $1 AND state = 'running'",
+	    run_id, true, alive_until, "renewing the run's heartbeat", err);
+}
+
+static bool
+pg_run_mark_lost(struct store *store, long long run_id, struct store_error *err)
+{
+	return update_by_id(store, "UPDATE runs SET state = 'lost' WHERE id = $1 AND state = 'running'",
+	    run_id, false, 0, "marking a run lost", err);
+}
+
+static void
+owner_from_row(const PGresult *res, int row, int first, struct probe_lease *owner)
+{
+	cell_text(res, row, first, owner->host, sizeof(owner->host));
+	owner->pid = (long)cell_int(res, row, first + 1, 0);
+	owner->start_time = cell_int(res, row, first + 2, 0);
+	owner->expires_at = cell_double(res, row, first + 3, 0);
+}
+
+/* Runs sql with $1 = account, $2 = family (NULL: every key), locking the key
+ * inside a transaction; *res holds the rows. */
+static bool
+select_keyed(struct pg_store *pg, const char *sql, const char *account, const char *family,
+    PGresult **res, const char *doing, struct store_error *err)
+{
+	struct db_value key[2] = { text_value(account), text_value(family) };
+
+	return lock_key(pg, account, family, err) && pg_run(pg, sql, key, 2, res, doing, err);
+}
+
+static bool
+pg_running(struct store *store, const char *account, const char *family,
+    struct running_run **rows, size_t *count, struct store_error *err)
+{
+	PGresult *res;
+	int n;
+
+	*rows = NULL;
+	*count = 0;
+	if (!select_keyed(pg_of(store), "SELECT id, family, account, model, cwd, started_at, host, pid,"
+	    " pid_start_time, alive_until FROM runs WHERE state = 'running' AND ($2::text IS NULL"
+	    " OR (account = $1 AND family = $2)) ORDER BY id", account, family, &res, "reading the running runs", err))
+		return false;
+	n = PQntuples(res);
+	if (n > 0 && (*rows = calloc((size_t)n, sizeof(**rows))) == NULL) {
+		PQclear(res);
+		return set_error(err, STORE_ERR_IO, "%s: out of memory", store->path);
+	}
+	for (int i = 0; i < n; i++) {
+		struct running_run *r = &(*rows)[i];
+
+		r->id = cell_int(res, i, 0, 0);
+		cell_text(res, i, 1, r->family, sizeof(r->family));
+		cell_text(res, i, 2, r->account, sizeof(r->account));
+		cell_text(res, i, 3, r->model, sizeof(r->model));
+		cell_text(res, i, 4, r->cwd, sizeof(r->cwd));
+		r->started_at = cell_double(res, i, 5, 0);
+		owner_from_row(res, i, 6, &r->owner);
+	}
+	*count = (size_t)n;
+	PQclear(res);
+	return true;
+}
+
+static bool
+pg_ticket_add(struct store *store, const struct slot_ticket *t, long long *id, struct store_error *err)
+{
+	struct db_value v[8] = {
+		real_value(t->at, -1), text_value(t->account), text_value(t->family), text_value(t->model),
+		text_value(t->owner.host), int_value(t->owner.pid, LLONG_MIN), int_value(t->owner.start_time, LLONG_MIN),
+		real_value(t->owner.expires_at, -1),
+	};
+	PGresult *res;
+
+	if (!pg_run(pg_of(store), "INSERT INTO slot_queue (at, account, family, model, host, pid, pid_start_time,"
+	    " alive_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id", v, 8, &res,
+	    "joining the queue for a slot", err))
+		return false;
+	*id = cell_int(res, 0, 0, 0);
+	PQclear(res);
+	return true;
+}
+
+static bool
+pg_ticket_remove(struct store *store, long long id, struct store_error *err)
+{
+	return update_by_id(store, "DELETE FROM slot_queue WHERE id = $1", id, false, 0,
+	    "leaving the queue for a slot", err);
+}
+
+static bool
+pg_ticket_renew(struct store *store, long long id, double alive_until, struct store_error *err)
+{
+	return update_by_id(store, "UPDATE slot_queue SET alive_until = $2 WHERE id = $1", id, true,
+	    alive_until, "renewing a place in the queue", err);
+}
+
+static bool
+pg_tickets(struct store *store, const char *account, const char *family,
+    struct slot_ticket **rows, size_t *count, struct store_error *err)
+{
+	PGresult *res;
+	int n;
+
+	*rows = NULL;
+	*count = 0;
+	if (!select_keyed(pg_of(store), "SELECT id, family, account, model, at, host, pid, pid_start_time,"
+	    " alive_until FROM slot_queue WHERE $2::text IS NULL OR (account = $1 AND family = $2) ORDER BY id",
+	    account, family, &res, "reading the queue for slots", err))
+		return false;
+	n = PQntuples(res);
+	if (n > 0 && (*rows = calloc((size_t)n, sizeof(**rows))) == NULL) {
+		PQclear(res);
+		return set_error(err, STORE_ERR_IO, "%s: out of memory", store->path);
+	}
+	for (int i = 0; i < n; i++) {
+		struct slot_ticket *t = &(*rows)[i];
+
+		t->id = cell_int(res, i, 0, 0);
+		cell_text(res, i, 1, t->family, sizeof(t->family));
+		cell_text(res, i, 2, t->account, sizeof(t->account));
+		cell_text(res, i, 3, t->model, sizeof(t->model));
+		t->at = cell_double(res, i, 4, 0);
+		owner_from_row(res, i, 5, &t->owner);
+	}
+	*count = (size_t)n;
+	PQclear(res);
+	return true;
+}
+
 const struct store_ops store_pg_ops = {
 	.name = "postgresql",
 	.open = pg_open,
@@ -833,7 +1039,17 @@ const struct store_ops store_pg_ops = {
 	.history_add = pg_history_add,
 	.run_add = pg_run_add,
 	.wait_add = pg_wait_add,
+	.wait_end = pg_wait_end,
+	.run_start = pg_run_start,
+	.run_renew = pg_run_renew,
+	.run_mark_lost = pg_run_mark_lost,
+	.running = pg_running,
+	.ticket_add = pg_ticket_add,
+	.ticket_remove = pg_ticket_remove,
+	.ticket_renew = pg_ticket_renew,
+	.tickets = pg_tickets,
 	.family_counts = pg_family_counts,
+	.families_since = pg_families_since,
 	.runs_each = pg_runs_each,
 	.run_mark_recovered = pg_run_mark_recovered,
 };

@@ -54,7 +54,7 @@ waiting_count() { "$RLWRAP" status --json | jq '.waiting | length'; }
 has_running() { [ "$(running_count)" -eq "$1" ]; }
 # arrived N: N spawns have a run row or a place in the queue (one snapshot).
 arrived() {
-	[ "$(sqlite3 "$RLWRAP_DB" "SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM slot_queue)" \
+	[ "$(db "SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM slot_queue)" \
 		2>/dev/null)" = "$1" ]
 }
 logged() { grep -q "^$1\$" "$AGENT_LOG" 2>/dev/null; }
@@ -173,7 +173,7 @@ limit() {
 	jq -e '.refused == true and .refused_by == "max_concurrent" and .exit_code == 75 and .attempts == 0' sig.json
 	! started 2
 	assert_equal "$(waiting_count)" 0
-	run sqlite3 "$RLWRAP_DB" "SELECT kind, family, reason, pid, ended_at - at >= 1.5 FROM waits"
+	run db "SELECT kind, family, reason, pid, CASE WHEN ended_at - at >= 1.5 THEN 1 ELSE 0 END FROM waits"
 	assert_output "wait|claude|max-concurrent|$waiter|1"
 }
 
@@ -208,7 +208,7 @@ limit() {
 	for i in "${pids[@]}"; do wait "$i"; done
 	assert_equal "$(grep -c '^end ' "$AGENT_LOG")" 6
 	assert_equal "$(max_at_once)" 2
-	run sqlite3 "$RLWRAP_DB" "SELECT count(DISTINCT host) FROM runs WHERE state = 'finished'"
+	run db "SELECT count(DISTINCT host) FROM runs WHERE state = 'finished'"
 	assert_output 2
 }
 
