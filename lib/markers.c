@@ -314,12 +314,26 @@ status_reason(int status)
 	}
 }
 
+/* A marker longer than the text cannot be in it: short lines (a pipe of
+ * "y") skip the search for every one. */
+static bool
+marker_fits_in(const char *hay, size_t hay_len, const char *needle)
+{
+	for (size_t i = 0; i <= hay_len; i++)
+		if (needle[i] == '\0')
+			return marker_in(hay, needle);
+	return false;
+}
+
 static bool
 markers_match(const struct evidence *ev, enum reason r)
 {
+	size_t text_len = strlen(ev->text), types_len = strlen(ev->types);
+
 	for (size_t i = 0; i < sizeof(text_markers) / sizeof(text_markers[0]); i++)
 		if (text_markers[i].reason == r &&
-		    (marker_in(ev->text, text_markers[i].text) || marker_in(ev->types, text_markers[i].text)))
+		    (marker_fits_in(ev->text, text_len, text_markers[i].text) ||
+		    marker_fits_in(ev->types, types_len, text_markers[i].text)))
 			return true;
 	for (size_t i = 0; i < sizeof(type_markers) / sizeof(type_markers[0]); i++)
 		if (type_markers[i].reason == r && type_token(ev->types, type_markers[i].text))
