@@ -152,6 +152,8 @@ admit_locked(struct store *store, struct admission *a, const struct run_row *run
 	a->ahead = c.ahead;
 	a->self.expires_at = now + a->ttl;
 	*admitted = slot_free(a, &c);
+	if (*admitted && run == NULL && a->ticket == 0)
+		return true;
 	if (*admitted && run != NULL) {
 		if (a->ticket != 0 && !store_ticket_remove(store, a->ticket, err))
 			return false;
@@ -173,6 +175,7 @@ admission_try(struct store *store, struct admission *a, const struct run_row *ru
     bool *admitted, long long *run_id, struct store_error *err)
 {
 	struct census c;
+	bool place_kept;
 
 	*admitted = false;
 	if (a->max <= 0) {
@@ -180,17 +183,17 @@ admission_try(struct store *store, struct admission *a, const struct run_row *ru
 		*admitted = true;
 		return run == NULL || start_run(store, a, run, run_id, err);
 	}
-	/* A waiter looks first without the lock, so that a freed slot wakes
-	 * only the waiters it can admit, not every one of them. */
-	if (a->ticket != 0) {
-		if (!census_take(store, a, now, false, &c, err))
-			return false;
-		a->running = c.running;
-		a->ahead = c.ahead;
-		*admitted = slot_free(a, &c);
-		if ((!*admitted || run == NULL) && !c.dead && c.ours && a->self.expires_at - now > a->ttl / 2)
-			return true;
-	}
+	/* Everyone looks first without the lock: a freed slot wakes only the
+	 * waiter it admits, not every one of them, and a free slot costs a
+	 * spawn one transaction, the one that writes its row. */
+	if (!census_take(store, a, now, false, &c, err))
+		return false;
+	a->running = c.running;
+	a->ahead = c.ahead;
+	*admitted = slot_free(a, &c);
+	place_kept = a->ticket != 0 && c.ours && a->self.expires_at - now > a->ttl / 2;
+	if (!c.dead && ((run == NULL && *admitted) || (!*admitted && place_kept)))
+		return true;
 	if (!store_begin(store, err))
 		return false;
 	if (!admit_locked(store, a, run, now, admitted, run_id, err)) {

@@ -50,8 +50,9 @@ struct admission {
  * Starts run as a running row (*run_id) when a slot is free for us: fewer
  * live runs of (account, family) than max, and no live ticket ahead of
  * ours.  Else *admitted is false and we hold a ticket (joining
- * the queue at the first call).  run NULL: only looks (and keeps our place):
- * *admitted says whether a slot is free for us.  Most calls while waiting
+ * the queue at the first call).  run NULL: only looks (and keeps our place,
+ * or takes one when no slot is free): *admitted says whether a slot is free
+ * for us.  Most calls while waiting
  * only read: the write lock is taken when a slot looks free for us, a dead
  * owner needs clearing, or our ticket's heartbeat is due.  max 0: no limit,
  * the run starts at once.
