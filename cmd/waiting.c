@@ -97,6 +97,7 @@ struct wait_view {
 	bool live, said;
 	double since;
 	char what[2048], clock[16];   /* "WHO: WHY", made visible (the account is the user's) */
+	char shown[2200];             /* the live line last drawn */
 };
 
 static void
@@ -127,21 +128,26 @@ view_update(struct wait_view *v, const struct wait_loop *w, const struct wait_re
 	wait_started(w, r, now);
 }
 
+/* The live line, drawn again only when it reads differently (a slot's
+ * waiter wakes ten times a second). */
 static void
-view_tick(const struct wait_view *v, const struct wait_loop *w, const struct wait_reason *r, double now)
+view_tick(struct wait_view *v, const struct wait_reason *r, double now)
 {
-	char left[32];
+	char left[32], line[sizeof(v->shown)];
 
 	if (!v->live)
 		return;
 	if (r->until > 0) {
 		format_duration_short(r->until > now ? r->until - now : 0, left, sizeof(left));
-		fprintf(stderr, "\r%s: waiting for %s until %s: %s left\033[K", getprogname(), v->what,
-		    v->clock, left);
+		snprintf(line, sizeof(line), "waiting for %s until %s: %s left", v->what, v->clock, left);
 	} else {
 		format_duration_short(now - v->since, left, sizeof(left));
-		fprintf(stderr, "\r%s: waiting for %s: %s so far\033[K", getprogname(), v->what, left);
+		snprintf(line, sizeof(line), "waiting for %s: %s so far", v->what, left);
 	}
+	if (strcmp(line, v->shown) == 0)
+		return;
+	strlcpy(v->shown, line, sizeof(v->shown));
+	fprintf(stderr, "\r%s: %s\033[K", getprogname(), line);
 	fflush(stderr);
 }
 
@@ -198,7 +204,7 @@ wait_loop_run(const struct wait_loop *w, struct wait_reason *r)
 			view_update(&view, w, r, now);
 			shown = *r;
 		}
-		view_tick(&view, w, r, now);
+		view_tick(&view, r, now);
 		if ((signo = nap(&ws, next_step(w, &view, r, now))) != 0)
 			rc = 128 + signo;
 	}
