@@ -82,6 +82,18 @@ struct run_tap {
 };
 
 static struct term_mode run_term;
+/* rlwrap's lines start on a line of their own: the child left the cursor
+ * in the middle of one on this terminal (stdout). */
+static bool child_left_mid_line;
+
+/* Before a line of rlwrap's own on stderr. */
+static void
+own_line(void)
+{
+	if (child_left_mid_line && isatty(STDERR_FILENO))
+		(void)!write(STDERR_FILENO, "\n", 1);
+	child_left_mid_line = false;
+}
 
 static void
 restore_terminal(void)
@@ -481,6 +493,7 @@ note_trip(const struct run_opts *o, const struct run_result *r)
 
 	if (o->quiet || !reason_trips_by_default(s->reason))
 		return;
+	own_line();
 	if (s->resets_at <= 0) {
 		warnx_visible("%s: %s (no reset time stated)", s->family, reason_name(s->reason));
 		return;
@@ -543,6 +556,22 @@ exec_failed(const struct run_opts *o, const struct child *c, struct run_result *
 	r->exit_code = exec_error_exit_code(c->error);
 }
 
+/* The child is gone: the alternate screen and a hidden cursor it left on
+ * our terminal go with it. */
+static void
+leave_screen(const struct child *c, const struct child_spec *spec)
+{
+	char seq[ANSI_RESTORE_MAX];
+	size_t n;
+
+	if (!spec->track_screen)
+		return;
+	n = ansi_screen_restore(&c->screen, false, seq);
+	if (n > 0)
+		(void)!write(STDOUT_FILENO, seq, n);
+	child_left_mid_line = ansi_screen_mid_line(&c->screen);
+}
+
 /* Spawns, relays and reaps; fills r with how the child ended. */
 static void
 run_child(const struct run_opts *o, const struct run_identity *id, struct child_spec *spec,
@@ -567,6 +596,7 @@ run_child(const struct run_opts *o, const struct run_identity *id, struct child_
 		kill(c.pid, SIGKILL);
 		err(EXIT_INTERNAL, "relaying %s", o->argv[0]);
 	}
+	leave_screen(&c, spec);
 	r->status = c.status;
 	r->exit_code = wait_status_exit_code(c.status);
 	r->term_signal = wait_status_signal(c.status);
@@ -580,6 +610,7 @@ spec_init(struct child_spec *spec, const struct run_opts *o, const struct config
 	spec->argv = o->argv;
 	spec->use_pty = want_pty(o);
 	spec->stderr_on_pty = isatty(STDERR_FILENO);
+	spec->track_screen = isatty(STDOUT_FILENO);
 	spec->drain_ms = CHILD_DRAIN_MS;
 	spec->tap = tap_output;
 	spec->tap_arg = tap;
@@ -716,6 +747,8 @@ want_retry(const struct run_ctx *x, const struct run_result *r, double *wake)
 		return false;
 	*wake = retry_wake(x, r, now);
 	format_duration_short(*wake - now, left, sizeof(left));
+	if (!x->o.quiet)
+		own_line();
 	if (*wake - now > x->o.wait_max) {
 		if (!x->o.quiet)
 			warnx_visible("%s: %s; not retrying: the reset is in %s, beyond the --wait budget",

@@ -275,11 +275,17 @@ append(char *out, size_t n, const char *s)
 	return n + len;
 }
 
+bool
+ansi_screen_mid_line(const struct ansi_screen *s)
+{
+	return s->alt_screen ? s->main_mid_line : s->mid_line;
+}
+
 size_t
 ansi_screen_restore(const struct ansi_screen *s, bool newline, char *out)
 {
 	size_t n = 0;
-	bool mid_line = s->alt_screen ? s->main_mid_line : s->mid_line;
+	bool mid_line = ansi_screen_mid_line(s);
 
 	if (s->alt_screen)
 		n = append(out, n, "\x1b[?1049l");

@@ -66,6 +66,9 @@ void ansi_screen_feed(struct ansi_screen *s, const char *in, size_t len);
  * no terminating NUL.  Returns their number. */
 #define ANSI_RESTORE_MAX 24
 size_t ansi_screen_restore(const struct ansi_screen *s, bool newline, char *out);
+/* Whether the cursor is left in the middle of a line once
+ * ansi_screen_restore() has left the alternate screen. */
+bool ansi_screen_mid_line(const struct ansi_screen *s);
 /* The bytes that put back what ansi_screen_restore() undid (after a job
  * stop): the alternate screen and the hidden cursor. */
 size_t ansi_screen_reenter(const struct ansi_screen *s, char *out);

@@ -2,6 +2,14 @@
  * The child process: spawn with blocked signals, relay its output, forward
  * signals, follow it into job-control stops, reap it, drain its pipes.
  *
+ * pty mode: rlwrap -> session leader (setsid, the pty as controlling
+ * terminal) -> command (its own process group, the terminal's foreground
+ * group).  The command's group has a parent in its session outside the
+ * group, so it is not orphaned and the kernel lets it stop; the leader waits
+ * for it with WUNTRACED, as a shell does, and reports each stop and the end
+ * on a pipe.  It never execs: between fork and _exit it only makes
+ * async-signal-safe calls.
+ *
  * Signals stay blocked except inside ppoll(2) and while writing to rlwrap's
  * stdout/stderr (a slow reader must not delay a forwarded signal).  The
  * handler forwards the plain signals itself with kill(2), which is
@@ -14,9 +22,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,8 +46,15 @@ static bool signals_caught;
 static volatile sig_atomic_t fwd_pid;         /* the child, 0 once reaped */
 static volatile sig_atomic_t fwd_same_group;  /* terminal signals reach the child too */
 static volatile sig_atomic_t fwd_pty;         /* SIGWINCH resizes the pty instead */
-static volatile sig_atomic_t got_chld, got_winch;
+static volatile sig_atomic_t got_chld, got_winch, got_cont;
 static volatile sig_atomic_t got_tstp;        /* 1: stop; 2: stop and forward */
+
+/* What the session leader tells rlwrap: one record per write (atomic). */
+struct leader_report {
+	int kind;
+	int value;
+};
+enum { REPORT_PID, REPORT_STOP, REPORT_EXIT };
 
 /* Did this signal already reach the child without our help? */
 static bool
@@ -72,6 +89,8 @@ on_signal(int sig, siginfo_t *si, void *uctx)
 		got_winch = 1;
 	else
 		forward(sig, si);
+	if (sig == SIGCONT)
+		got_cont = 1;
 	errno = saved_errno;
 }
 
@@ -155,33 +174,102 @@ move_fd(int from, int to)
 	return dup2(from, to) < 0 ? -1 : 0;
 }
 
-/* In the child: SIGTERM when the parent dies, even by SIGKILL.  The parent
- * may have died before the prctl: then getppid() is no longer the pid it
- * had before the fork, and the signal would never come. */
+/* In the child: sig when the parent dies, even by SIGKILL.  The parent may
+ * have died before the prctl: then getppid() is no longer the pid it had
+ * before the fork, and the signal would never come. */
 static void
-die_with(pid_t parent)
+die_with(pid_t parent, int sig)
 {
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0)
+	if (prctl(PR_SET_PDEATHSIG, sig) != 0)
 		return;
 	if (getppid() != parent)
-		_exit(128 + SIGTERM);
+		_exit(128 + sig);
 }
 
-/* In the child: descriptors, signals, exec.  Reports errno on failure. */
+/* In the command: descriptors, signals, exec.  Reports errno on failure. */
 static void __attribute__((noreturn))
-exec_child(const struct child_spec *spec, pid_t parent, int out, int err, int slave, int report)
+exec_command(const struct child_spec *spec, pid_t parent, int out, int err, int slave, int report)
 {
 	int e;
 
 	if (spec->die_with_parent)
-		die_with(parent);
-	if (spec->use_pty ? pty_make_controlling(slave, spec->stderr_on_pty) < 0
+		die_with(parent, SIGTERM);
+	if (spec->use_pty ? pty_enter_foreground(slave, spec->stderr_on_pty) < 0
 	    : move_fd(out, STDOUT_FILENO) < 0)
 		goto fail;
 	if (err >= 0 && move_fd(err, STDERR_FILENO) < 0)
 		goto fail;
 	restore_signals();
 	execvp(spec->argv[0], spec->argv);
+fail:
+	e = errno;
+	while (write(report, &e, sizeof(e)) < 0 && errno == EINTR)
+		continue;
+	_exit(127);
+}
+
+static void
+send_report(int fd, int kind, int value)
+{
+	struct leader_report r = { kind, value };
+
+	while (write(fd, &r, sizeof(r)) < 0 && errno == EINTR)
+		continue;
+}
+
+/* The leader's life: start the command, then report its stops and its end. */
+static void __attribute__((noreturn))
+leader_wait(pid_t pid, int status_fd)
+{
+	int st;
+
+	send_report(status_fd, REPORT_PID, (int)pid);
+	for (;;) {
+		if (waitpid(pid, &st, WUNTRACED) < 0) {
+			if (errno == EINTR)
+				continue;
+			_exit(127);
+		}
+		if (WIFSTOPPED(st)) {
+			send_report(status_fd, REPORT_STOP, WSTOPSIG(st));
+			continue;
+		}
+		send_report(status_fd, REPORT_EXIT, st);
+		_exit(0);
+	}
+}
+
+/*
+ * In the session leader.  fds: the child's ends (err, slave, report,
+ * status write ends) and rlwrap's (master and read ends, closed here:
+ * holding the master would keep the terminal from hanging up when rlwrap
+ * is gone).  Signals stay blocked: the leader is not in the terminal's
+ * foreground group, and rlwrap signals the command directly.
+ */
+static void __attribute__((noreturn))
+run_leader(const struct child_spec *spec, pid_t parent, int err, int slave, int report,
+    int status_fd, const int close_fds[], size_t nclose)
+{
+	pid_t pid, self = getpid();
+	int e;
+
+	for (size_t i = 0; i < nclose; i++)
+		if (close_fds[i] >= 0)
+			close(close_fds[i]);
+	/* With rlwrap gone, the leader goes at once (its signals are blocked:
+	 * only SIGKILL reaches it), and the command gets its SIGTERM. */
+	if (spec->die_with_parent)
+		die_with(parent, SIGKILL);
+	if (pty_make_controlling(slave) < 0 || (pid = fork()) < 0)
+		goto fail;
+	if (pid == 0)
+		exec_command(spec, self, -1, err, slave, report);
+	(void)setpgid(pid, pid);   /* as the command does itself: no race either way */
+	close(report);
+	close(slave);
+	if (err >= 0)
+		close(err);
+	leader_wait(pid, status_fd);
 fail:
 	e = errno;
 	while (write(report, &e, sizeof(e)) < 0 && errno == EINTR)
@@ -240,6 +328,9 @@ child_init(struct child *c)
 	c->dest[CHILD_OUT] = STDOUT_FILENO;
 	c->dest[CHILD_ERR] = STDERR_FILENO;
 	c->pty_master = -1;
+	c->leader = -1;
+	c->leader_fd = -1;
+	ansi_screen_init(&c->screen);
 }
 
 /* Waits for exec: 0 when it happened, else the child's errno. */
@@ -264,39 +355,81 @@ spawn_failed(struct child *c, int fds[], size_t nfds)
 	return SPAWN_FAILED;
 }
 
+/* pty mode: forks the session leader; its first report names the command. */
+static void
+fork_leader(struct child *c, const struct child_spec *spec, int fds[10])
+{
+	int *err = fds + 2, *report = fds + 4, *slave = fds + 6, *status = fds + 8;
+	const int theirs[] = { c->pty_master, err[0], report[0], status[0] };
+	struct leader_report r;
+	ssize_t n;
+
+	pid_t parent = getpid();
+
+	c->leader = fork();
+	if (c->leader == 0)
+		run_leader(spec, parent, err[1], *slave, report[1], status[1], theirs, 4);
+	if (c->leader < 0)
+		return;
+	close_fd(&status[1]);
+	while ((n = read(status[0], &r, sizeof(r))) < 0 && errno == EINTR)
+		continue;
+	/* No report: the leader failed before the fork; the report pipe says why. */
+	c->pid = n == (ssize_t)sizeof(r) && r.kind == REPORT_PID ? (pid_t)r.value : 0;
+	c->leader_fd = status[0];
+	status[0] = -1;
+	(void)fcntl(c->leader_fd, F_SETFL, O_NONBLOCK);
+}
+
+/* Waits for a command that could not be executed to be gone. */
+static void
+reap_failed(struct child *c)
+{
+	pid_t pid = c->leader > 0 ? c->leader : c->pid;
+
+	while (pid > 0 && waitpid(pid, &c->status, 0) < 0 && errno == EINTR)
+		continue;
+	c->reaped = true;
+	c->leader = -1;
+	fwd_pid = 0;
+	child_close(c);
+}
+
 enum spawn_result
 child_spawn(struct child *c, const struct child_spec *spec)
 {
-	int fds[7] = { -1, -1, -1, -1, -1, -1, -1 };  /* out[2], err[2], report[2], slave */
-	int *out = fds, *err = fds + 2, *report = fds + 4, *slave = fds + 6;
-	pid_t parent;
+	/* out[2], err[2], report[2], slave, (unused), status[2] */
+	int fds[10] = { -1, -1, -1, -1, -1, -1, -1, -1, -1, -1 };
+	int *out = fds, *err = fds + 2, *report = fds + 4, *slave = fds + 6, *status = fds + 8;
+	pid_t parent = getpid();
 
 	child_init(c);
-	if (pipe2(report, O_CLOEXEC) < 0 || open_streams(c, spec, out, err, slave) < 0)
-		return spawn_failed(c, fds, 7);
+	if (pipe2(report, O_CLOEXEC) < 0 || open_streams(c, spec, out, err, slave) < 0 ||
+	    (spec->use_pty && pipe2(status, O_CLOEXEC) < 0))
+		return spawn_failed(c, fds, 10);
 	fwd_pty = spec->use_pty;
 	fwd_same_group = !spec->use_pty;
-	parent = getpid();
-	c->pid = fork();
-	if (c->pid < 0)
-		return spawn_failed(c, fds, 7);
-	if (c->pid == 0)
-		exec_child(spec, parent, out[1], err[1], *slave, report[1]);
+	if (spec->use_pty) {
+		fork_leader(c, spec, fds);
+		if (c->leader < 0)
+			return spawn_failed(c, fds, 10);
+	} else if ((c->pid = fork()) == 0) {
+		exec_command(spec, parent, out[1], err[1], *slave, report[1]);
+	} else if (c->pid < 0) {
+		return spawn_failed(c, fds, 10);
+	}
 	fwd_pid = c->pid;
-	close_fd(&out[1]);
-	close_fd(&err[1]);
-	close_fd(&report[1]);
-	close_fd(slave);
+	for (int i = 0; i < 10; i++)
+		if (i != 0 && i != 2 && i != 4)   /* all but the read ends */
+			close_fd(&fds[i]);
 	c->error = exec_outcome(report[0]);
 	close_fd(&report[0]);
 	c->tee_ok = spec->tap_tee && spec->tap != NULL && !spec->use_pty;
-	if (c->error == 0)
+	if (c->error == 0 && c->pid > 0)
 		return SPAWN_OK;
-	while (waitpid(c->pid, &c->status, 0) < 0 && errno == EINTR)
-		continue;
-	c->reaped = true;
-	fwd_pid = 0;
-	child_close(c);
+	if (c->error == 0)
+		c->error = EIO;
+	reap_failed(c);
 	return SPAWN_EXEC_FAILED;
 }
 
@@ -306,6 +439,7 @@ child_close(struct child *c)
 	for (int i = 0; i < CHILD_STREAMS; i++)
 		close_fd(&c->fd[i]);
 	c->pty_master = -1;   /* it was fd[CHILD_OUT] */
+	close_fd(&c->leader_fd);
 }
 
 /* ---- the pump ---- */
@@ -318,42 +452,159 @@ close_stream(struct child *c, int i)
 	close_fd(&c->fd[i]);
 }
 
-/* Stops with the child (job control), then continues it when we continue. */
+/* Writes all of buf to a terminal (rlwrap's own bytes, not the child's). */
 static void
-suspend_self(struct child *c, const struct child_spec *spec)
+put_all(int fd, const char *p, size_t len)
+{
+	while (fd >= 0 && len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n > 0) {
+			p += n;
+			len -= (size_t)n;
+		} else if (n < 0 && errno == EAGAIN) {
+			struct pollfd w = { .fd = fd, .events = POLLOUT };
+
+			(void)poll(&w, 1, 1000);
+		} else if (n < 0 && errno != EINTR) {
+			return;
+		}
+	}
+}
+
+/* Stops rlwrap with sig, as the default action would; returns once continued
+ * (or at once, where the kernel discards the stop: an orphaned group). */
+static void
+stop_self(int sig)
 {
 	struct sigaction dfl, old;
-	sigset_t tstp;
+	sigset_t one, mask;
 
-	if (spec->term != NULL)
-		term_restore(spec->term);
+	if (sig == SIGSTOP) {
+		raise(SIGSTOP);
+		return;
+	}
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	sigemptyset(&tstp);
-	sigaddset(&tstp, SIGTSTP);
-	sigaction(SIGTSTP, &dfl, &old);
-	raise(SIGTSTP);
-	sigprocmask(SIG_UNBLOCK, &tstp, NULL);   /* stops here until SIGCONT */
-	sigprocmask(SIG_BLOCK, &tstp, NULL);
-	sigaction(SIGTSTP, &old, NULL);
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigaction(sig, &dfl, &old);
+	sigprocmask(SIG_BLOCK, &one, &mask);
+	raise(sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);   /* stops here until SIGCONT */
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	sigaction(sig, &old, NULL);
+}
+
+/* The command's process group (pty mode), else the command. */
+static pid_t
+child_target(const struct child *c)
+{
+	return c->leader >= 0 ? -c->pid : c->pid;
+}
+
+/* Are we in the foreground of our terminal (so we may change it, and read
+ * it)?  Yes when there is none. */
+static bool
+in_foreground(const struct child *c, const struct child_spec *spec)
+{
+	int fd = spec->term != NULL && spec->term->fd >= 0 ? spec->term->fd : c->dest[CHILD_OUT];
+
+	if (fd < 0 || !isatty(fd))
+		return true;
+	return tcgetpgrp(fd) == getpgrp();
+}
+
+/* The terminal as the child had it: raw, its screen, its size.  Only in
+ * the foreground (bg continues us without the terminal; touching it then
+ * would stop us with SIGTTOU): else when a later SIGCONT brings us there. */
+static void
+take_terminal(struct child *c, const struct child_spec *spec)
+{
+	char seq[ANSI_RESTORE_MAX];
+	size_t n;
+	pid_t fg;
+
+	if (!c->terminal_given_back)
+		return;
+	if (!in_foreground(c, spec))
+		return;
+	c->terminal_given_back = false;
+	n = spec->track_screen ? ansi_screen_reenter(&c->screen, seq) : 0;
+	put_all(c->dest[CHILD_OUT], seq, n);
 	if (spec->term != NULL && spec->term->fd >= 0) {
 		term_enter_raw(spec->term, spec->term->fd);
 		if (c->pty_master >= 0)
 			pty_copy_winsize(spec->term->fd, c->pty_master);
 	}
-	if (c->pid > 0 && !c->reaped)
+	/* Its screen was put away under it: ask it to draw it again. */
+	if (n > 0 && c->pty_master >= 0 && !c->reaped && (fg = tcgetpgrp(c->pty_master)) > 0)
+		kill(-fg, SIGWINCH);
+}
+
+/* Lets the signals that came while we were stopped through (the handler
+ * forwards them), so the child sees them before it runs again, as it
+ * would have without us. */
+static void
+deliver_pending(void)
+{
+	sigset_t blocked;
+
+	sigprocmask(SIG_SETMASK, &run_mask, &blocked);
+	sigprocmask(SIG_SETMASK, &blocked, NULL);
+}
+
+/* After a stop: the pending signals, the terminal, then the child running. */
+static void
+resume_child(struct child *c, const struct child_spec *spec)
+{
+	deliver_pending();
+	take_terminal(c, spec);
+	if (c->pid <= 0 || c->reaped)
+		return;
+	if (kill(child_target(c), SIGCONT) < 0)
 		kill(c->pid, SIGCONT);
 }
 
+/* Stops with the child (job control), with the terminal as rlwrap found
+ * it; then continues it when we continue. */
+static void
+suspend_self(struct child *c, const struct child_spec *spec, int sig)
+{
+	char seq[ANSI_RESTORE_MAX];
+
+	if (!c->terminal_given_back) {
+		if (spec->track_screen)
+			put_all(c->dest[CHILD_OUT], seq, ansi_screen_restore(&c->screen, false, seq));
+		if (spec->term != NULL)
+			term_restore(spec->term);
+		c->terminal_given_back = true;
+	}
+	stop_self(sig);
+	got_tstp = 0;   /* a stop that came with this one is done */
+	resume_child(c, spec);
+}
+
+/*
+ * SIGTSTP for rlwrap.  Without a pty the child shares our group: stop with
+ * it (forwarding the signal when it did not reach the child).  With one,
+ * the signal goes to the command's group, as the terminal's Ctrl-Z would,
+ * and rlwrap stops when the command does (the leader reports it).
+ */
 static void
 handle_tstp(struct child *c, const struct child_spec *spec)
 {
 	int how = got_tstp;
 
 	got_tstp = 0;
+	if (c->leader >= 0) {
+		if (c->pid > 0 && !c->reaped && kill(-c->pid, SIGTSTP) < 0)
+			kill(c->pid, SIGTSTP);
+		return;
+	}
 	if (how == 2 && c->pid > 0 && !c->reaped)
 		kill(c->pid, SIGTSTP);
-	suspend_self(c, spec);
+	suspend_self(c, spec, SIGTSTP);
 }
 
 static void
@@ -386,12 +637,6 @@ time_left(const struct timespec *t)
 	return left;
 }
 
-static bool
-job_control_stop(int sig)
-{
-	return sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
-}
-
 /*
  * What the child wrote before it exited is all in its pipes: that much is
  * read whatever the drain bound says (a loaded machine may not run us
@@ -416,39 +661,89 @@ unread_left(const struct child *c)
 	return false;
 }
 
-/* Reaps every exited child of ours; notes ours, follows its stops (pty). */
+/* The command has ended with wait status st. */
+static void
+child_ended(struct child *c, const struct child_spec *spec, int st, struct timespec *deadline)
+{
+	c->status = st;
+	c->reaped = true;
+	c->stdin_open = false;
+	fwd_pid = 0;
+	note_unread(c);
+	deadline_after(deadline, spec->drain_ms);
+}
+
+/* Reads what the session leader reported: stops to follow, the end. */
+static void
+read_reports(struct child *c, const struct child_spec *spec, struct timespec *deadline)
+{
+	struct leader_report r;
+	ssize_t n;
+
+	while (c->leader_fd >= 0 && !c->reaped) {
+		n = read(c->leader_fd, &r, sizeof(r));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return;
+		if (n != (ssize_t)sizeof(r)) {   /* the leader is gone */
+			close_fd(&c->leader_fd);
+			return;
+		}
+		if (r.kind == REPORT_STOP)
+			suspend_self(c, spec, r.value);
+		else if (r.kind == REPORT_EXIT)
+			child_ended(c, spec, r.value, deadline);
+	}
+}
+
+/* The session leader has ended: its last report says how the command did,
+ * else (it was killed) its own status stands for the command's. */
+static void
+leader_ended(struct child *c, const struct child_spec *spec, int st, struct timespec *deadline)
+{
+	c->leader = -1;
+	read_reports(c, spec, deadline);
+	close_fd(&c->leader_fd);
+	if (!c->reaped)
+		child_ended(c, spec, st, deadline);
+}
+
+/* Reaps every exited child of ours; notes ours, follows its stops. */
 static void
 reap(struct child *c, const struct child_spec *spec, struct timespec *deadline)
 {
 	int st;
 	pid_t pid;
 
-	while ((pid = waitpid(-1, &st, WNOHANG | (spec->use_pty ? WUNTRACED : 0))) > 0) {
-		if (pid != c->pid || c->reaped)
+	while ((pid = waitpid(-1, &st, WNOHANG | WUNTRACED)) > 0) {
+		if (pid == c->leader && !WIFSTOPPED(st))
+			leader_ended(c, spec, st, deadline);
+		else if (pid == c->leader)
+			kill(pid, SIGCONT);   /* the leader only waits: never leave it stopped */
+		else if (pid != c->pid || c->leader >= 0 || c->reaped)
 			continue;
-		if (WIFSTOPPED(st)) {
-			if (job_control_stop(WSTOPSIG(st)))
-				suspend_self(c, spec);
-			continue;
-		}
-		c->status = st;
-		c->reaped = true;
-		c->stdin_open = false;
-		fwd_pid = 0;
-		note_unread(c);
-		deadline_after(deadline, spec->drain_ms);
+		else if (WIFSTOPPED(st))
+			suspend_self(c, spec, WSTOPSIG(st));
+		else
+			child_ended(c, spec, st, deadline);
 	}
 }
 
 static void
 handle_flags(struct child *c, const struct child_spec *spec, struct timespec *deadline)
 {
+	read_reports(c, spec, deadline);
 	if (got_chld) {
 		got_chld = 0;
 		reap(c, spec, deadline);
 	}
 	if (got_tstp)
 		handle_tstp(c, spec);
+	if (got_cont) {
+		got_cont = 0;
+		take_terminal(c, spec);
+	}
 	if (got_winch) {
 		got_winch = 0;
 		if (c->pty_master >= 0 && spec->term != NULL && spec->term->fd >= 0)
@@ -654,6 +949,8 @@ relay(struct child *c, const struct child_spec *spec, int i, char *buf)
 			return;
 		}
 		c->unread[i] = c->unread[i] > (size_t)n ? c->unread[i] - (size_t)n : 0;
+		if (i == CHILD_OUT && spec->track_screen)
+			ansi_screen_feed(&c->screen, buf, (size_t)n);
 		if (i == CHILD_OUT && spec->hold != NULL && hold_keep(c, spec, buf, (size_t)n))
 			;
 		else if (c->dest[i] >= 0 && write_out(c, spec, c->dest[i], buf, (size_t)n) < 0) {
@@ -670,6 +967,59 @@ relay(struct child *c, const struct child_spec *spec, int i, char *buf)
 	}
 }
 
+/*
+ * pty mode, stdin not a terminal, at its end: the child is told the way its
+ * terminal mode lets it hear it.  Canonical: the EOF character at the start
+ * of a line (after a second one, which ends a line in progress), so read()
+ * returns 0.  Raw: a terminal has no end of input but a hangup, so once the
+ * child has read all it was given, its foreground group gets SIGHUP (the
+ * terminal stays open: its last words are relayed).
+ */
+static void
+end_input(struct child *c)
+{
+	struct termios tio;
+
+	c->input_ended = true;
+	if (tcgetattr(c->pty_master, &tio) < 0)
+		return;
+	if (!(tio.c_lflag & ICANON)) {
+		c->hangup_due = true;
+		return;
+	}
+	c->input[0] = c->input[1] = (char)tio.c_cc[VEOF];
+	c->input_len = c->input_mid_line ? 2 : 1;
+	c->input_off = 0;
+}
+
+/* Has the child read everything written to its terminal? */
+static bool
+input_taken(int master)
+{
+	char name[128];
+	int fd, n = 0;
+
+	if (ptsname_r(master, name, sizeof(name)) != 0 ||
+	    (fd = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0)
+		return true;
+	if (ioctl(fd, FIONREAD, &n) < 0)
+		n = 0;
+	close(fd);
+	return n == 0;
+}
+
+static void
+hang_up(struct child *c)
+{
+	pid_t fg = tcgetpgrp(c->pty_master);
+
+	c->hangup_due = false;
+	if (fg <= 0 || c->reaped)
+		return;
+	kill(-fg, SIGHUP);
+	kill(-fg, SIGCONT);
+}
+
 /* pty mode: stdin bytes into the master. */
 static void
 read_input(struct child *c)
@@ -681,17 +1031,12 @@ read_input(struct child *c)
 	if (n > 0) {
 		c->input_len = (size_t)n;
 		c->input_off = 0;
+		c->input_mid_line = c->input[n - 1] != '\n' && c->input[n - 1] != '\r';
 		return;
 	}
 	c->stdin_open = false;
-	if (n == 0 && !isatty(STDIN_FILENO)) {
-		/* End of piped input: end-of-file for the child's terminal too. */
-		struct termios tio;
-
-		c->input[0] = tcgetattr(c->pty_master, &tio) == 0 ? (char)tio.c_cc[VEOF] : 4;
-		c->input_len = 1;
-		c->input_off = 0;
-	}
+	if (n == 0 && !isatty(STDIN_FILENO))
+		end_input(c);
 }
 
 static void
@@ -707,7 +1052,7 @@ write_input(struct child *c)
 		c->input_len = c->input_off = 0;
 }
 
-enum { PFD_OUT, PFD_ERR, PFD_STDIN, PFD_COUNT };
+enum { PFD_OUT, PFD_ERR, PFD_STDIN, PFD_LEADER, PFD_COUNT };
 
 static nfds_t
 build_pollfds(const struct child *c, struct pollfd pfd[PFD_COUNT])
@@ -723,10 +1068,14 @@ build_pollfds(const struct child *c, struct pollfd pfd[PFD_COUNT])
 	}
 	if (c->pty_master >= 0 && c->input_len > 0)
 		pfd[PFD_OUT].events |= POLLOUT;
-	if (c->pty_master >= 0 && c->stdin_open && c->input_len == 0) {
+	/* Not while the terminal is given back: reading it from the background
+	 * would stop us (SIGTTIN). */
+	if (c->pty_master >= 0 && c->stdin_open && c->input_len == 0 && !c->terminal_given_back) {
 		pfd[PFD_STDIN].fd = STDIN_FILENO;
 		pfd[PFD_STDIN].events = POLLIN;
 	}
+	pfd[PFD_LEADER].fd = c->leader_fd;
+	pfd[PFD_LEADER].events = POLLIN;
 	return PFD_COUNT;
 }
 
@@ -748,12 +1097,25 @@ output_open(const struct child *c)
 	return c->fd[CHILD_OUT] >= 0 || c->fd[CHILD_ERR] >= 0;
 }
 
+/* How long ppoll may wait: until the drain deadline once the child is gone
+ * and nothing it wrote is left; in short steps while a hangup waits for the
+ * child to read its input; else for ever (NULL). */
+static const struct timespec *
+poll_timeout(const struct child *c, struct timespec *left)
+{
+	static const struct timespec step = { 0, 20 * 1000000L };
+
+	if (c->reaped)
+		return unread_left(c) ? NULL : left;
+	return c->hangup_due && c->input_len == 0 ? &step : NULL;
+}
+
 int
 child_pump(struct child *c, const struct child_spec *spec)
 {
 	static char buf[CHILD_BUF_SIZE];
 	struct pollfd pfd[PFD_COUNT];
-	struct timespec deadline = { 0, 0 }, left;
+	struct timespec deadline = { 0, 0 }, left = { 0, 0 };
 
 	for (;;) {
 		handle_flags(c, spec, &deadline);
@@ -761,9 +1123,10 @@ child_pump(struct child *c, const struct child_spec *spec)
 			left = time_left(&deadline);
 			if (!output_open(c) || (left.tv_sec == 0 && left.tv_nsec == 0 && !unread_left(c)))
 				break;
+		} else if (c->hangup_due && c->input_len == 0 && input_taken(c->pty_master)) {
+			hang_up(c);
 		}
-		if (ppoll(pfd, build_pollfds(c, pfd), c->reaped && !unread_left(c) ? &left : NULL,
-		    &run_mask) < 0) {
+		if (ppoll(pfd, build_pollfds(c, pfd), poll_timeout(c, &left), &run_mask) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -1;

@@ -6,6 +6,11 @@
  * forwarded signals reach it; rlwrap stops and continues with it; when it
  * exits, its pipes are drained for at most a bounded time.
  *
+ * On a pseudo-terminal the command runs under a session leader of rlwrap's
+ * own, as a job runs under a shell: in a process group of its own, the
+ * terminal's foreground group, so the kernel lets it stop (Ctrl-Z, SIGTSTP,
+ * SIGTTIN, SIGTTOU); the leader reports its stops and its end to rlwrap.
+ *
  * Ownership: signal dispositions belong to the whole process, so this module
  * keeps the saved signal state in static storage: one child at a time,
  * between child_signals_catch() and child_signals_release().  struct child is
@@ -19,6 +24,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "ansi.h"
 #include "tty.h"
 
 #define CHILD_BUF_SIZE (256 * 1024)
@@ -65,16 +71,25 @@ struct child_spec {
 	int tap_pipe;
 	struct child_hold *hold;   /* NULL: stdout is relayed as it arrives */
 	bool die_with_parent;      /* SIGTERM to the child when rlwrap dies, however it dies */
+	bool track_screen;         /* follow what stdout does to the terminal (c->screen) */
 };
 
 struct child {
-	pid_t pid;
+	pid_t pid;                    /* the command */
+	pid_t leader;                 /* pty mode: its session leader, else -1 */
+	int leader_fd;                /* pty mode: the leader's reports; -1 closed */
 	int fd[CHILD_STREAMS];        /* read ends (CHILD_OUT is the pty master); -1 closed */
 	int dest[CHILD_STREAMS];      /* rlwrap's stdout and stderr */
 	int pty_master;               /* -1 unless pty mode */
 	bool stdin_open;              /* pty mode: still copying stdin to the master */
 	char input[4096];             /* pty mode: stdin bytes not yet written */
 	size_t input_len, input_off;
+	bool input_mid_line;          /* pty mode: the last byte written was not a line end */
+	bool input_ended;             /* pty mode: stdin (not a terminal) ended; the child is told */
+	bool hangup_due;              /* pty mode, raw child: hang up once it has read its input */
+	struct ansi_screen screen;    /* with track_screen: what stdout did to the terminal */
+	bool terminal_given_back;     /* stopped, or continued in the background: modes and
+	                                 screen are as rlwrap found them until the foreground */
 	int status;                   /* wait status, once reaped */
 	bool reaped;
 	size_t unread[CHILD_STREAMS]; /* bytes the child left in each pipe when it exited */
@@ -102,8 +117,12 @@ enum spawn_result child_spawn(struct child *c, const struct child_spec *spec);
 
 /*
  * Relays output, forwards signals and input until the child has exited and
- * its output is drained (or the drain bound has passed).  Returns 0, with the
- * wait status in c->status, or -1 with errno set.
+ * its output is drained (or the drain bound has passed).  When the child
+ * stops, rlwrap stops with the same signal, its terminal restored (and, with
+ * track_screen, the main screen and the cursor back); when rlwrap is
+ * continued, the terminal is raw again, the window size applied, and the
+ * child continued.  Returns 0, with the wait status in c->status, or -1 with
+ * errno set.
  */
 int child_pump(struct child *c, const struct child_spec *spec);
 

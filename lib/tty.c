@@ -1,37 +1,55 @@
 /* Pseudo-terminal set-up and terminal modes. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pty.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "tty.h"
 
-static bool
+/* A size from $COLUMNS and $LINES, else 80x24: for a child with no
+ * terminal of ours to copy. */
+static void
+default_winsize(struct winsize *ws)
+{
+	const char *cols = getenv("COLUMNS"), *lines = getenv("LINES");
+	long long n;
+
+	ws->ws_col = 80;
+	ws->ws_row = 24;
+	if (cols != NULL && (n = strtonum(cols, 1, USHRT_MAX, NULL)) > 0)
+		ws->ws_col = (unsigned short)n;
+	if (lines != NULL && (n = strtonum(lines, 1, USHRT_MAX, NULL)) > 0)
+		ws->ws_row = (unsigned short)n;
+}
+
+static void
 get_winsize(int like_fd, struct winsize *ws)
 {
 	int fds[] = { like_fd, STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO };
 
 	for (size_t i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
-		if (fds[i] >= 0 && ioctl(fds[i], TIOCGWINSZ, ws) == 0 && ws->ws_row > 0)
-			return true;
-	return false;
+		if (fds[i] >= 0 && ioctl(fds[i], TIOCGWINSZ, ws) == 0 && ws->ws_row > 0 && ws->ws_col > 0)
+			return;
+	default_winsize(ws);
 }
 
 int
 pty_open(int like_fd, int *master, int *slave)
 {
 	struct termios tio, *tiop = NULL;
-	struct winsize ws, *wsp = NULL;
+	struct winsize ws;
 	int flags;
 
 	if (like_fd >= 0 && tcgetattr(like_fd, &tio) == 0)
 		tiop = &tio;
 	memset(&ws, 0, sizeof(ws));
-	if (get_winsize(like_fd, &ws))
-		wsp = &ws;
-	if (openpty(master, slave, NULL, tiop, wsp) < 0)
+	get_winsize(like_fd, &ws);
+	if (openpty(master, slave, NULL, tiop, &ws) < 0)
 		return -1;
 	flags = fcntl(*master, F_GETFL);
 	if (flags < 0 || fcntl(*master, F_SETFL, flags | O_NONBLOCK) < 0 ||
@@ -47,9 +65,27 @@ pty_open(int like_fd, int *master, int *slave)
 }
 
 int
-pty_make_controlling(int slave, bool with_stderr)
+pty_make_controlling(int slave)
 {
 	if (setsid() < 0 || ioctl(slave, TIOCSCTTY, 0) < 0)
+		return -1;
+	return 0;
+}
+
+int
+pty_enter_foreground(int slave, bool with_stderr)
+{
+	sigset_t ttou, old;
+	int rc;
+
+	/* Not yet in the foreground, tcsetpgrp would stop us with SIGTTOU. */
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	if (setpgid(0, 0) < 0 || sigprocmask(SIG_BLOCK, &ttou, &old) < 0)
+		return -1;
+	rc = tcsetpgrp(slave, getpid());
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (rc < 0)
 		return -1;
 	if (dup2(slave, STDIN_FILENO) < 0 || dup2(slave, STDOUT_FILENO) < 0)
 		return -1;

@@ -21,15 +21,21 @@ struct term_mode {
 /*
  * Opens a pty pair whose mode and window size copy like_fd's when it is a
  * terminal (else the defaults, and the size of the first of 0, 1, 2 that is
- * a terminal).  The master is close-on-exec and non-blocking.
- * Returns 0, or -1 with errno set.
+ * a terminal, else $COLUMNS x $LINES, else 80x24).  The master is
+ * close-on-exec and non-blocking.  Returns 0, or -1 with errno set.
  */
 int pty_open(int like_fd, int *master, int *slave);
 
-/* In the child, before exec: a new session with slave as its controlling
- * terminal and as stdin, stdout (and stderr when with_stderr).  Returns 0 or
- * -1 with errno set; async-signal-safe. */
-int pty_make_controlling(int slave, bool with_stderr);
+/* In the session leader, after fork: a new session with slave as its
+ * controlling terminal.  Returns 0 or -1 with errno set;
+ * async-signal-safe. */
+int pty_make_controlling(int slave);
+
+/* In the command, before exec, inside that session: a process group of its
+ * own that is the terminal's foreground group, with slave as stdin, stdout
+ * (and stderr when with_stderr).  Returns 0 or -1 with errno set;
+ * async-signal-safe. */
+int pty_enter_foreground(int slave, bool with_stderr);
 
 /* Copies the window size of terminal from to the pty master (which signals
  * the child's foreground group); false when from is not a terminal. */

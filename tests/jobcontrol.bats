@@ -1,0 +1,220 @@
+#!/usr/bin/env bats
+# Job control as a person at a terminal meets it: each test runs an
+# interactive bash in a detached tmux session (a real pseudo-terminal, job
+# control on, no terminal needed around it), types into it and reads the
+# screen back.  Every wait polls with a bound; none sleeps a fixed time.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	agent_setup
+	command -v tmux >/dev/null || skip "tmux is not installed"
+	unset TMUX
+	TMUX_SOCK="$BATS_TEST_TMPDIR/tmux.sock"
+	PATH="$TESTBIN:$PATH"
+	# A bare shell: no rc files, a fixed prompt, the test's environment.
+	tm new-session -d -x 100 -y 30 -- env PS1='$ ' PROMPT_COMMAND= \
+		bash --norc --noprofile -i
+	wait_screen '^\$$'
+}
+
+teardown() {
+	tm kill-server 2>/dev/null || true
+}
+
+tm() {
+	tmux -S "$TMUX_SOCK" -f /dev/null "$@"
+}
+
+# wait_screen REGEX [SECONDS]: polls the visible screen until a line matches.
+wait_screen() {
+	local i
+	for ((i = 0; i < ${2:-20} * 10; i++)); do
+		tm capture-pane -p | grep -Eq -- "$1" && return 0
+		sleep 0.1
+	done
+	echo "# screen never showed /$1/:" >&3
+	tm capture-pane -p | sed 's/^/# | /' >&3
+	return 1
+}
+
+# pane FORMAT: a tmux format for the pane (#{alternate_on}, #{cursor_flag}).
+pane() {
+	tm display-message -p "$1"
+}
+
+# type_line TEXT: types TEXT and Enter at the shell.
+type_line() {
+	tm send-keys -l -- "$1"
+	tm send-keys Enter
+}
+
+# shell_done: runs nothing, waits for the shell to be back at its prompt.
+shell_done() {
+	local mark="done-$RANDOM"
+	type_line "echo $mark"
+	wait_screen "^$mark\$"
+}
+
+# screen_restored: the main screen, the cursor shown, the saved modes.
+screen_restored() {
+	[ "$(pane '#{alternate_on}')" = 0 ] || fail "left on the alternate screen"
+	[ "$(pane '#{cursor_flag}')" = 1 ] || fail "the cursor is left hidden"
+	type_line 'stty -g > now; cmp -s before now && echo modes-same || echo modes-differ'
+	wait_screen '^modes-(same|differ)$'
+	tm capture-pane -p | grep -q '^modes-same$' || fail "the terminal modes were not restored"
+	rm -f now
+	tm clear-history
+	tm send-keys C-l
+}
+
+start_tui() {
+	type_line "stty -g > before; $RLWRAP -- tui"
+	wait_screen '^tui: ready'
+	[ "$(pane '#{alternate_on}')" = 1 ] || fail "the agent's alternate screen did not reach the terminal"
+}
+
+@test "Ctrl-Z stops a cooked-mode agent and rlwrap; fg continues both" {
+	type_line "stty -g > before; $RLWRAP -- cat"
+	wait_screen '^\$ .*-- cat$'
+	tm send-keys -l 'first'
+	tm send-keys Enter
+	wait_screen '^first$'
+	tm send-keys C-z
+	wait_screen 'Stopped +.*rlwrap -- cat'
+	screen_restored
+	type_line 'fg'
+	wait_screen 'rlwrap -- cat$'
+	tm send-keys -l 'second'
+	tm send-keys Enter
+	# Echoed by the agent's terminal, then written back by cat: twice.
+	wait_screen '^second$'
+	[ "$(tm capture-pane -p | grep -c '^second$')" -eq 2 ] || fail "cat did not answer after fg"
+	tm send-keys C-d
+	type_line 'echo "rc=$?"'
+	wait_screen '^rc=0$'
+	screen_restored
+}
+
+@test "Ctrl-Z in a full-screen agent that suspends itself: Stopped, then fg redraws it" {
+	start_tui
+	tm send-keys C-z
+	wait_screen 'Stopped +.*rlwrap -- tui'
+	screen_restored
+	type_line 'fg'
+	wait_screen '^tui: resumed'
+	[ "$(pane '#{alternate_on}')" = 1 ] || fail "not back on the alternate screen"
+	tm send-keys x
+	wait_screen '^tui: key x'
+	tm send-keys q
+	wait_screen '^tui: bye'
+	type_line 'echo "rc=$?"'
+	wait_screen '^rc=0$'
+	screen_restored
+}
+
+@test "an agent that sends itself SIGTSTP stops the job; fg continues it" {
+	type_line "stty -g > before; $RLWRAP -- sh -c 'kill -TSTP \$\$; echo continued'"
+	wait_screen 'Stopped +.*rlwrap -- sh -c'
+	tm capture-pane -p | grep -q '^continued' && fail "the agent ran on instead of stopping"
+	screen_restored
+	type_line 'fg'
+	wait_screen '^continued$'
+	type_line 'echo "rc=$?"'
+	wait_screen '^rc=0$'
+}
+
+@test "a stopped job killed from the shell: its status and a clean terminal" {
+	type_line "stty -g > before; $RLWRAP -- sh -c 'kill -TSTP \$\$; echo continued'"
+	wait_screen 'Stopped +.*rlwrap -- sh -c'
+	type_line 'echo "stopped rc=$?"'
+	wait_screen '^stopped rc=148$'
+	# The shell sends TERM then CONT: the agent is gone without running on.
+	type_line 'pid=$(jobs -p %1); kill %1; for i in $(seq 100); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done; echo gone'
+	wait_screen '^gone$'
+	wait_screen 'Terminated +.*rlwrap -- sh -c'
+	tm capture-pane -p | grep -q '^continued' && fail "the agent ran on"
+	screen_restored
+}
+
+@test "a full-screen agent that stops itself with no cleanup: the terminal is put back, and again on fg" {
+	start_tui
+	tm send-keys t
+	wait_screen 'Stopped +.*rlwrap -- tui'
+	screen_restored
+	type_line 'fg'
+	wait_screen '^tui: continued'
+	[ "$(pane '#{alternate_on}')" = 1 ] || fail "not back on the alternate screen"
+	[ "$(pane '#{cursor_flag}')" = 0 ] || fail "the agent's hidden cursor was not hidden again"
+	tm send-keys y
+	wait_screen '^tui: key y'
+	tm send-keys q
+	wait_screen '^tui: bye'
+	screen_restored
+}
+
+@test "SIGSTOP of the agent does not strand the terminal" {
+	start_tui
+	tm send-keys s
+	wait_screen 'Stopped.*rlwrap -- tui'
+	screen_restored
+	type_line 'fg'
+	wait_screen '^tui: continued'
+	tm send-keys q
+	wait_screen '^tui: bye'
+	screen_restored
+}
+
+@test "SIGSTOP of the agent from elsewhere: stopped job, fg continues it" {
+	start_tui
+	local pid
+	pid=$(tm capture-pane -p | sed -n 's/^tui: ready \([0-9]*\).*/\1/p')
+	[ -n "$pid" ] || fail "no pid"
+	kill -STOP "$pid"
+	wait_screen 'Stopped.*rlwrap -- tui'
+	screen_restored
+	type_line 'fg'
+	wait_screen '^tui: continued'
+	tm send-keys q
+	wait_screen '^tui: bye'
+	screen_restored
+}
+
+@test "SIGTSTP to rlwrap from elsewhere stops the agent with it" {
+	start_tui
+	local agent leader wrapper
+	agent=$(tm capture-pane -p | sed -n 's/^tui: ready \([0-9]*\).*/\1/p')
+	leader=$(ps -o ppid= -p "$agent")
+	wrapper=$(ps -o ppid= -p $leader)
+	[ -n "$wrapper" ] || fail "no rlwrap"
+	kill -TSTP $wrapper
+	wait_screen 'Stopped +.*rlwrap -- tui'
+	screen_restored
+	type_line 'fg'
+	wait_screen '^tui: continued'
+	tm send-keys q
+	wait_screen '^tui: bye'
+	screen_restored
+}
+
+@test "an agent that dies on the alternate screen: screen and cursor back, rlwrap's line on its own" {
+	type_line "stty -g > before; $RLWRAP --family claude -- sh -c 'cat \"$FIXTURES/wrapper/claude-screen-limit.txt\"; printf \"\\033[?1049h\\033[?25lgone\"; exit 1'"
+	wait_screen '^rlwrap: claude: usage-limit'
+	screen_restored
+}
+
+@test "an agent that ends mid-line: rlwrap's verdict starts a line of its own" {
+	type_line "stty -g > before; $RLWRAP --family claude -- sh -c 'cat \"$FIXTURES/wrapper/claude-screen-limit.txt\"; printf \"partial line\"; exit 1'"
+	wait_screen '^rlwrap: claude: usage-limit'
+	tm capture-pane -p | grep -q '^partial line$' || fail "the verdict is not on a line of its own"
+	screen_restored
+}
+
+@test "an agent that dies mid-screen: the main screen is back with the shell on it" {
+	start_tui
+	tm send-keys d
+	type_line 'echo "rc=$?"'
+	wait_screen '^rc=3$'
+	screen_restored
+}
