@@ -472,18 +472,21 @@ put_all(int fd, const char *p, size_t len)
 	}
 }
 
-/* Stops rlwrap with sig, as the default action would; returns once continued
- * (or at once, where the kernel discards the stop: an orphaned group). */
+/*
+ * Stops rlwrap with sig, as the default action would; returns once continued
+ * (or at once, where the kernel discards the stop: an orphaned group).  A
+ * child's SIGSTOP becomes SIGTSTP here: SIGSTOP is never discarded, and
+ * rlwrap stopped for good with nobody to continue it would strand the
+ * terminal and the child.
+ */
 static void
 stop_self(int sig)
 {
 	struct sigaction dfl, old;
 	sigset_t one, mask;
 
-	if (sig == SIGSTOP) {
-		raise(SIGSTOP);
-		return;
-	}
+	if (sig == SIGSTOP)
+		sig = SIGTSTP;
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	sigemptyset(&one);
@@ -992,19 +995,22 @@ end_input(struct child *c)
 	c->input_off = 0;
 }
 
-/* Has the child read everything written to its terminal? */
+/* Has the child read everything written to its terminal?  Asked with
+ * poll(2) on the slave, which (unlike FIONREAD) first moves in what the
+ * kernel has not yet handed to the line discipline. */
 static bool
 input_taken(int master)
 {
 	char name[128];
-	int fd, n = 0;
+	struct pollfd p = { .events = POLLIN };
+	int n;
 
 	if (ptsname_r(master, name, sizeof(name)) != 0 ||
-	    (fd = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0)
+	    (p.fd = open(name, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0)
 		return true;
-	if (ioctl(fd, FIONREAD, &n) < 0)
-		n = 0;
-	close(fd);
+	while ((n = poll(&p, 1, 0)) < 0 && errno == EINTR)
+		continue;
+	close(p.fd);
 	return n == 0;
 }
 
@@ -1099,15 +1105,18 @@ output_open(const struct child *c)
 
 /* How long ppoll may wait: until the drain deadline once the child is gone
  * and nothing it wrote is left; in short steps while a hangup waits for the
- * child to read its input; else for ever (NULL). */
+ * child to read its input, or while we run in the background (fg of a
+ * running job sends no signal: we look for the terminal); else for ever. */
 static const struct timespec *
 poll_timeout(const struct child *c, struct timespec *left)
 {
-	static const struct timespec step = { 0, 20 * 1000000L };
+	static const struct timespec step = { 0, 20 * 1000000L }, bg_step = { 0, 100 * 1000000L };
 
 	if (c->reaped)
 		return unread_left(c) ? NULL : left;
-	return c->hangup_due && c->input_len == 0 ? &step : NULL;
+	if (c->hangup_due && c->input_len == 0)
+		return &step;
+	return c->terminal_given_back ? &bg_step : NULL;
 }
 
 int
@@ -1126,6 +1135,7 @@ child_pump(struct child *c, const struct child_spec *spec)
 		} else if (c->hangup_due && c->input_len == 0 && input_taken(c->pty_master)) {
 			hang_up(c);
 		}
+		take_terminal(c, spec);
 		if (ppoll(pfd, build_pollfds(c, pfd), poll_timeout(c, &left), &run_mask) < 0) {
 			if (errno == EINTR)
 				continue;

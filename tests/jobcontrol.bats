@@ -27,16 +27,29 @@ tm() {
 	tmux -S "$TMUX_SOCK" -f /dev/null "$@"
 }
 
-# wait_screen REGEX [SECONDS]: polls the visible screen until a line matches.
+# wait_screen REGEX [SECONDS [COUNT]]: polls the visible screen until COUNT
+# lines (default 1) match.
 wait_screen() {
 	local i
 	for ((i = 0; i < ${2:-20} * 10; i++)); do
-		tm capture-pane -p | grep -Eq -- "$1" && return 0
+		[ "$(tm capture-pane -p | grep -Ec -- "$1")" -ge "${3:-1}" ] && return 0
 		sleep 0.1
 	done
 	echo "# screen never showed /$1/:" >&3
 	tm capture-pane -p | sed 's/^/# | /' >&3
 	return 1
+}
+
+# wait_raw: until rlwrap has put the pane's terminal in raw mode (a Ctrl-Z
+# before that stops rlwrap itself, by the default action, mid-start-up).
+wait_raw() {
+	local i tty
+	tty=$(pane '#{pane_tty}')
+	for ((i = 0; i < 200; i++)); do
+		stty -F "$tty" -a | grep -q -- '-icanon' && return 0
+		sleep 0.1
+	done
+	fail "the terminal never went raw"
 }
 
 # pane FORMAT: a tmux format for the pane (#{alternate_on}, #{cursor_flag}).
@@ -78,6 +91,7 @@ start_tui() {
 @test "Ctrl-Z stops a cooked-mode agent and rlwrap; fg continues both" {
 	type_line "stty -g > before; $RLWRAP -- cat"
 	wait_screen '^\$ .*-- cat$'
+	wait_raw
 	tm send-keys -l 'first'
 	tm send-keys Enter
 	wait_screen '^first$'
@@ -89,8 +103,7 @@ start_tui() {
 	tm send-keys -l 'second'
 	tm send-keys Enter
 	# Echoed by the agent's terminal, then written back by cat: twice.
-	wait_screen '^second$'
-	[ "$(tm capture-pane -p | grep -c '^second$')" -eq 2 ] || fail "cat did not answer after fg"
+	wait_screen '^second$' 20 2
 	tm send-keys C-d
 	type_line 'echo "rc=$?"'
 	wait_screen '^rc=0$'
@@ -214,7 +227,58 @@ start_tui() {
 @test "an agent that dies mid-screen: the main screen is back with the shell on it" {
 	start_tui
 	tm send-keys d
+	wait_screen '^\$$'
 	type_line 'echo "rc=$?"'
 	wait_screen '^rc=3$'
 	screen_restored
+}
+
+@test "without a pty, an agent that sends itself SIGTSTP stops the job as it would unwrapped" {
+	type_line "stty -g > before; $RLWRAP --no-pty -- sh -c 'kill -TSTP \$\$; echo continued'"
+	wait_screen 'Stopped +.*rlwrap --no-pty -- sh -c'
+	tm capture-pane -p | grep -q '^continued' && fail "the agent ran on instead of stopping"
+	type_line 'echo "stopped rc=$?"'
+	wait_screen '^stopped rc=148$'
+	screen_restored
+	type_line 'fg'
+	wait_screen '^continued$'
+	type_line 'echo "rc=$?"'
+	wait_screen '^rc=0$'
+}
+
+@test "bg runs the job on without the terminal; fg gives it back" {
+	type_line "stty -g > before; $RLWRAP -- cat"
+	wait_screen '^\$ .*-- cat$'
+	wait_raw
+	tm send-keys C-z
+	wait_screen 'Stopped +.*rlwrap -- cat'
+	type_line 'bg'
+	wait_screen 'rlwrap -- cat &$'
+	# In the background it neither reads the terminal nor changes it.
+	type_line 'jobs -l'
+	wait_screen 'Running +.*rlwrap -- cat &'
+	screen_restored
+	type_line 'fg'
+	wait_screen '^[^$]*rlwrap -- cat$'
+	tm send-keys -l 'back'
+	tm send-keys Enter
+	# Echoed by the agent's terminal, then written back by cat: twice.
+	wait_screen '^back$' 20 2
+	tm send-keys C-d
+	type_line 'echo "rc=$?"'
+	wait_screen '^rc=0$'
+	screen_restored
+}
+
+@test "with no job-control shell above it, a stopped agent is continued, never stranded" {
+	# rlwrap as the first process of a pane: its group is orphaned, so the
+	# kernel discards its stop; it runs on and continues the agent.
+	tm new-session -d -s orphan -x 100 -y 30 -- "$RLWRAP" -- tui
+	tm kill-session -t 0
+	wait_screen '^tui: ready'
+	# Each key is read only once the agent runs again.
+	tm send-keys t a
+	wait_screen '^tui: key a'
+	tm send-keys s b
+	wait_screen '^tui: key b'
 }

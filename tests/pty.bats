@@ -80,3 +80,11 @@ in_pty() {
 	assert_output --partial "You've hit your limit"
 	refute_output --partial $'\e'
 }
+
+@test "a banner drawn in the TUI and again after leaving the alternate screen is stored once" {
+	run in_pty "\"$RLWRAP\" --signal-file sig.json -- cat \"$FIXTURES/wrapper/claude-screen-limit-repeated.txt\""
+	run jq -r '.message' sig.json
+	assert_output --partial "You've hit your limit"
+	[ "$(grep -o "You've hit your limit" <<<"$output" | wc -l)" -eq 1 ] || fail "stored twice: $output"
+	refute_output --partial "America/New_York) "
+}

@@ -11,7 +11,8 @@
  *                with the alternate screen and the hidden cursor left on
  *   other        "tui: key C"
  * Prints "tui: continued" on SIGCONT and "tui: size ROWS COLS" on SIGWINCH.
- * End of input exits 0 ("tui: eof"), SIGHUP exits 129 ("tui: hangup").
+ * End of input exits 0 ("tui: eof"), SIGHUP exits 129 ("tui: hangup", after
+ * the key being handled).
  * Dies of SIGALRM after 60 seconds of running, so a test can never hang on it.
  */
 #include <signal.h>
@@ -24,7 +25,7 @@
 
 static struct termios saved;
 static int is_tty;
-static volatile sig_atomic_t got_cont, got_winch;
+static volatile sig_atomic_t got_cont, got_winch, got_hup;
 
 static void
 say(const char *s)
@@ -39,10 +40,8 @@ on_signal(int sig)
 		got_cont = 1;
 	else if (sig == SIGWINCH)
 		got_winch = 1;
-	else if (sig == SIGHUP) {
-		say("tui: hangup\r\n");
-		_exit(129);
-	}
+	else if (sig == SIGHUP)
+		got_hup = 1;
 }
 
 static void
@@ -71,6 +70,10 @@ report_signals(void)
 	char line[64];
 	struct winsize ws;
 
+	if (got_hup) {
+		say("tui: hangup\r\n");
+		_exit(129);
+	}
 	if (got_cont) {
 		got_cont = 0;
 		say("tui: continued\r\n");

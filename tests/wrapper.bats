@@ -351,3 +351,28 @@ ms_now() { date +%s%3N; }
 	assert_success
 	assert_line --partial "stdout: tty"
 }
+
+@test "--pty without a terminal: the window size comes from COLUMNS and LINES, else 80x24" {
+	run env -u COLUMNS -u LINES timeout 10 "$RLWRAP" --pty -- tty-info < /dev/null
+	assert_success
+	assert_line --partial "size: 24 80"
+	run env COLUMNS=91 LINES=17 timeout 10 "$RLWRAP" --pty -- tty-info < /dev/null
+	assert_success
+	assert_line --partial "size: 17 91"
+}
+
+@test "--pty with piped input: a canonical-mode child reads to end of file, a partial line too" {
+	run bash -c 'printf "one\npartial" | timeout 10 "$RLWRAP" --pty -- sh -c "cat; echo \"eof after cat\""'
+	assert_success
+	assert_line --partial "eof after cat"
+	assert_output --partial "partial"
+}
+
+@test "--pty with piped input: a raw-mode child is hung up once it has read everything" {
+	# The input arrives once the child is in raw mode (it says ready then).
+	{ wait_for out "tui: ready" && printf 'xy'; } |
+		timeout 20 "$RLWRAP" --pty -- tui > out || rc=$?
+	[ "${rc:-0}" -eq 129 ] || fail "rlwrap exited ${rc:-0}: $(cat out)"
+	grep -q "tui: key x" out && grep -q "tui: key y" out || fail "input not read: $(cat out)"
+	grep -q "tui: hangup" out || fail "no hangup: $(cat out)"
+}
