@@ -363,7 +363,6 @@ fork_leader(struct child *c, const struct child_spec *spec, int fds[10])
 	const int theirs[] = { c->pty_master, err[0], report[0], status[0] };
 	struct leader_report r;
 	ssize_t n;
-
 	pid_t parent = getpid();
 
 	c->leader = fork();
