@@ -877,6 +877,8 @@ copy_out(struct child *c, const struct child_spec *spec, size_t n, char *buf)
 			break;
 		got += (size_t)r;
 	}
+	if (spec->track_screen)   /* a terminal: splice(2) will not write to one */
+		ansi_screen_feed(&c->screen, buf, got);
 	return write_out(c, spec, c->dest[CHILD_OUT], buf, got) == 0;
 }
 
