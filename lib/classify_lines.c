@@ -144,11 +144,31 @@ doc_done(struct classifier *c, json_t *v)
 	c->lineno = line;
 }
 
+/* Can this line be part of a pretty-printed JSON (or Python repr) body?
+ * Such lines start, after their indentation, with a value or a bracket. */
+static bool
+doc_line_shape(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	static const char *const words[] = { "true", "false", "null", "True", "False", "None" };
+
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i < len && s[i] != '\0' && strchr("\"'{}[]-0123456789", s[i]) != NULL)
+		return true;
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (len - i >= strlen(words[k]) && memcmp(s + i, words[k], strlen(words[k])) == 0)
+			return true;
+	return false;
+}
+
 /*
  * Pretty-printed documents span lines: gemini --output-format json, and
- * error bodies printed after a label.  A line that closes at column 0 ends
- * the document when it parses; while the parser only ran out of input, a
- * nested close ("}" before "]") goes on gathering.
+ * bodies printed after a label.  A line that closes at column 0 ends the
+ * document when it parses; while the parser only ran out of input, a
+ * nested close ("}" before "]") goes on gathering.  A line no body could
+ * hold ends it too, unread, and is itself read as usual (false).
  */
 static bool
 doc_feed(struct classifier *c, const char *s, size_t len)
@@ -157,6 +177,11 @@ doc_feed(struct classifier *c, const char *s, size_t len)
 
 	if (c->doc == NULL)
 		return false;
+	if (!doc_line_shape(s, len)) {
+		doc_done(c, NULL);
+		doc_drop(c);
+		return false;
+	}
 	if (c->doc_len + len + 1 > CLASSIFY_LINE_MAX ||
 	    (c->doc_label_len > 0 && ++c->doc_lines > DOC_LABELLED_LINES)) {
 		doc_done(c, NULL);

@@ -353,6 +353,41 @@ test_long_line_then_result(void **state)
 	free(big);
 }
 
+/* A labelled body is gathered whole in any chunking; a line no body could
+ * hold ends the gathering and is read itself. */
+static void
+test_labelled_bodies(void **state)
+{
+	static const char gaxios[] =
+	    "_GaxiosError: [{\n  \"error\": {\n    \"code\": 429,\n"
+	    "    \"message\": \"Resource has been exhausted (e.g. check quota).\",\n"
+	    "    \"status\": \"RESOURCE_EXHAUSTED\"\n  }\n}\n]\n    at Gaxios._request (g.js:1:2)\n";
+	static const char stopped[] =
+	    "Step 3 of 4: [\nconnecting\nError: read ECONNRESET\n";
+	static const size_t sizes[] = { 1, 5, 64, 1 << 20 };
+	struct fail_signal sig;
+	char *first = NULL, *b;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		classify_chunks(gaxios, sizeof(gaxios) - 1, sizes[i], NULL, &sig);
+		assert_int_equal(sig.reason, REASON_RATE_LIMIT);
+		assert_int_equal(sig.http_status, 429);
+		assert_string_equal(sig.error_type, "RESOURCE_EXHAUSTED");
+		assert_int_equal(sig.line, 1);
+		b = signal_json(&sig);
+		if (first == NULL)
+			first = b;
+		else {
+			assert_string_equal(first, b);
+			free(b);
+		}
+	}
+	free(first);
+	classify_chunks(stopped, sizeof(stopped) - 1, 1 << 20, NULL, &sig);
+	assert_int_equal(sig.reason, REASON_UNAVAILABLE);
+	assert_int_equal(sig.line, 3);
+}
+
 static void
 test_no_result_and_exit_only(void **state)
 {
@@ -407,6 +442,7 @@ main(void)
 		cmocka_unit_test(test_message_cleaned_and_capped),
 		cmocka_unit_test(test_hostile_input),
 		cmocka_unit_test(test_long_line_then_result),
+		cmocka_unit_test(test_labelled_bodies),
 		cmocka_unit_test(test_no_result_and_exit_only),
 		cmocka_unit_test(test_usage_reported),
 	};
