@@ -120,18 +120,50 @@ ansi_strip_init(struct ansi_strip *st)
 	st->state = ST_TEXT;
 	st->prev = '\n';
 	csi_begin(&st->csi);
+	st->line_feeds = 0;
+	st->indent = 0;
 }
 
+/*
+ * Rows of a screen become lines.  Two things a program wrote survive,
+ * because the classifier reads them (fixtures/README.md, "Plain text and
+ * screens"): the indentation at the start of a line (up to 8 columns) and
+ * one empty line where the program wrote consecutive line feeds.
+ */
 static size_t
 put(struct ansi_strip *st, char *out, size_t n, int c)
 {
 	if (c == '\n' && st->prev == '\n')
 		return n;
-	if (c == ' ' && (st->prev == ' ' || st->prev == '\n'))
+	if (c == ' ' && (st->prev == '\n' || (st->prev == ' ' && st->indent > 0))) {
+		if (st->indent >= 8)
+			return n;
+		st->indent++;
+	} else if (c == ' ' && st->prev == ' ')
 		return n;
+	else
+		st->indent = 0;
+	if (c != '\n' && c != ' ')
+		st->line_feeds = 0;
 	out[n++] = (char)c;
 	st->prev = c;
 	return n;
+}
+
+/* A line feed: a second one with nothing between them, or one that ends a
+ * row of blanks, leaves an empty line. */
+static size_t
+put_line_feed(struct ansi_strip *st, char *out, size_t n)
+{
+	bool blank_row = st->prev == ' ' && st->indent > 0;
+
+	if (blank_row || (++st->line_feeds == 2 && st->prev == '\n')) {
+		out[n++] = '\n';
+		st->prev = '\n';
+		st->indent = 0;
+		return n;
+	}
+	return put(st, out, n, '\n');
 }
 
 /* What a CSI sequence ending in final byte f looks like as text. */
@@ -155,7 +187,9 @@ csi_as_text(const struct ansi_csi *csi, unsigned char f)
 static size_t
 text_byte(struct ansi_strip *st, unsigned char c, char *out, size_t n)
 {
-	if (c == '\n' || c == '\r' || c == '\v' || c == '\f')
+	if (c == '\n')
+		return put_line_feed(st, out, n);
+	if (c == '\r' || c == '\v' || c == '\f')
 		return put(st, out, n, '\n');
 	if (c == '\t')
 		return put(st, out, n, ' ');

@@ -7,8 +7,10 @@
  * to another row, clearing the screen, a full reset and entering or leaving
  * the alternate screen become line ends, so each row of text arrives as one
  * line and nothing drawn before a screen change is glued to what is drawn
- * after it; other control characters are dropped, tabs become spaces.  Empty
- * lines are squeezed.
+ * after it; other control characters are dropped, tabs become spaces.  Runs
+ * of blanks are squeezed, except the indentation of a line (up to 8); runs of
+ * empty lines are squeezed to the one empty line that consecutive line feeds
+ * make.
  *
  * Screen state (ansi_screen): whether the stream left the terminal on the
  * alternate screen, with the cursor hidden, or in the middle of a line, and
@@ -39,6 +41,8 @@ struct ansi_strip {
 	int state;
 	int prev;        /* the last byte written out, '\n' at the start */
 	struct ansi_csi csi;
+	int line_feeds;  /* line feeds since the last text */
+	int indent;      /* blanks written at the start of this line */
 };
 
 void ansi_strip_init(struct ansi_strip *st);

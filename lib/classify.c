@@ -164,32 +164,6 @@ classify_value(struct classifier *c, json_t *v)
 		handle_object(c, v);
 }
 
-/*
- * "retry-after-ms: 8750", "< Retry-After: ...", "x-ratelimit-reset-tokens:
- * 6m0s": HTTP headers printed around a failure carry its reset; they are
- * not failures themselves.  Header names are hyphenated ("RateLimit" alone
- * is the IETF draft's); "RateLimitError: ..." is an exception line.
- */
-static bool
-is_rate_header(const char *s, size_t len)
-{
-	size_t i = 0, start, n;
-
-	while (i < len && (s[i] == '<' || s[i] == ' '))
-		i++;
-	start = i;
-	while (i < len && (isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '_'))
-		i++;
-	if (i == start || i >= len || s[i] != ':')
-		return false;
-	n = i - start;
-	if (memchr(s + start, '-', n) == NULL && !(n == 9 && find_nocase(s + start, n, "ratelimit")))
-		return false;
-	return find_nocase(s + start, n, "retry-after") != NULL ||
-	    find_nocase(s + start, n, "ratelimit") != NULL ||
-	    find_nocase(s + start, n, "x-codex") != NULL;
-}
-
 static void
 handle_header(struct classifier *c, const char *s, size_t len)
 {
@@ -205,32 +179,78 @@ handle_header(struct classifier *c, const char *s, size_t len)
 		reset_offer(&c->header_reset, r.at, r.source, r.rank);
 }
 
-/* A stderr line: it counts when it names a failure and is not a retry notice. */
+/*
+ * Ordinary text after a failure candidate read from text is the run going
+ * on; verdict_finish weighs it with the exit status (fixtures/README.md,
+ * "Plain text and screens").
+ */
+static void
+note_text_after(struct classifier *c, const char *s, size_t len, size_t indent,
+    enum textline_kind kind)
+{
+	if (!c->cand.have || (!c->cand.text_only && c->saw_family_event))
+		return;
+	if (!textline_is_ordinary(s, len, indent, kind))
+		return;
+	c->ordinary_after_cand++;
+	if (c->gap_after_cand)
+		c->went_on_after_gap = true;
+}
+
+/* Does the body of an error line, quotes and paths left out, name a failure? */
+static bool
+body_names_failure(const struct classifier *c, const char *s, size_t len)
+{
+	char body[1024];
+	struct evidence ev;
+	size_t n = textline_unquoted(body, sizeof(body), s, len);
+
+	evidence_init(&ev);
+	evidence_add_text(&ev, body, n, c->ctx.now);
+	return text_names_failure(&ev);
+}
+
+/*
+ * A text line (stderr, text mode, a screen): it counts only in the shape of
+ * an error line or a banner (textline.h), when it names a failure and is
+ * not a retry notice.  The lines right after a text failure are its
+ * message going on (details, a message wrapped at the terminal's width):
+ * they add their reset; past MESSAGE_LINES_MAX they are output again.
+ */
+#define MESSAGE_LINES_MAX 4
 void
-classify_text(struct classifier *c, const char *s, size_t len)
+classify_text(struct classifier *c, const char *s, size_t len, size_t indent)
 {
 	struct evidence ev;
-
+	size_t body;
 	bool continues = c->last_text_line == c->lineno - 1;
+	enum textline_kind kind = textline_kind(&c->text, s, len, indent, &body);
+	bool message = continues && c->cand.have && c->cand.text_only && c->text_end == c->lineno - 1;
 
 	c->last_text_line = c->lineno;
+	c->saw_text = true;
+	if (!message || ++c->message_lines > MESSAGE_LINES_MAX)
+		note_text_after(c, s, len, indent, kind);
 	if (len > 16384)
 		len = 16384;
-	if (is_rate_header(s, len)) {
+	if (kind == TEXTLINE_HEADER) {
 		handle_header(c, s, len);
 		return;
 	}
-	evidence_init(&ev);
-	evidence_add_text(&ev, s, len, c->ctx.now);
-	/* The detail lines of a multi-line message (one wrapped at the
-	 * terminal's width, too) add to it, not replace it. */
-	if (continues && c->cand.have && c->cand.text_only && c->text_end == c->lineno - 1) {
+	if (message) {
+		evidence_init(&ev);
+		evidence_add_text(&ev, s, len, c->ctx.now);
 		if (ev.reset.at > 0)
 			reset_offer(&c->cand.ev.reset, ev.reset.at, ev.reset.source, ev.reset.rank);
 		c->text_end = c->lineno;
 		return;
 	}
-	if (!text_names_failure(&ev))
+	if (kind == TEXTLINE_PLAIN)
+		return;
+	evidence_init(&ev);
+	evidence_add_text(&ev, s, len, c->ctx.now);
+	if (!text_names_failure(&ev) ||
+	    (kind == TEXTLINE_ERROR && !body_names_failure(c, s + body, len - body)))
 		return;
 	if (text_is_retry_notice(s, len)) {
 		verdict_apply(c, REC_NOTICE, &ev);
@@ -245,6 +265,7 @@ classify_text(struct classifier *c, const char *s, size_t len)
 	}
 	verdict_hold(c, &c->cand, &ev, true);
 	c->text_end = c->lineno;
+	c->cand.needs_failed_exit = kind == TEXTLINE_ERROR;
 	verdict_emit(c, &c->cand);
 }
 

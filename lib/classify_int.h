@@ -18,6 +18,7 @@
 
 #include "classify.h"
 #include "dialect.h"
+#include "textline.h"
 
 enum outcome { OUT_PENDING, OUT_SUCCESS, OUT_FAILURE };
 
@@ -29,6 +30,7 @@ enum outcome { OUT_PENDING, OUT_SUCCESS, OUT_FAILURE };
 struct held {
 	bool have;
 	bool text_only;
+	bool needs_failed_exit;    /* read from text: counts only if the run did not exit 0 */
 	bool after_output;
 	bool own_reset;   /* the record stated its own reset (a field of its body) */
 	long line;
@@ -89,11 +91,18 @@ struct classifier {
 	struct reset header_reset; /* from rate-limit headers seen before their failure */
 	long last_text_line;       /* the stderr line before this one, for multi-line messages */
 	long text_end;             /* the last line of the text candidate's message */
+	struct textline_state text;
+	bool saw_text;             /* a line of text, not JSON, came */
+	bool gap_after_cand;       /* an empty line came after the candidate */
+	bool went_on_after_gap;    /* and ordinary text after that empty line */
+	int ordinary_after_cand;   /* ordinary text lines since the candidate */
+	int message_lines;         /* lines of the text candidate's message after it */
 };
 
-/* classify.c: a parsed JSON value (object or array of them); a text line. */
+/* classify.c: a parsed JSON value (object or array of them); a text line
+ * (s after its indent of leading blanks). */
 void classify_value(struct classifier *c, json_t *v);
-void classify_text(struct classifier *c, const char *s, size_t len);
+void classify_text(struct classifier *c, const char *s, size_t len, size_t indent);
 
 /* classify_lines.c: the line still being assembled, at the end of input. */
 void lines_finish(struct classifier *c);

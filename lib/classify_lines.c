@@ -137,7 +137,7 @@ doc_done(struct classifier *c, json_t *v)
 				} else
 					text[n++] = ch;
 			}
-			classify_text(c, text, n);
+			classify_text(c, text, n, 0);
 			free(text);
 		}
 	}
@@ -250,6 +250,27 @@ doc_start(struct classifier *c, const char *body, size_t n, const char *label, s
 	c->doc_label_len = label_len;
 }
 
+/*
+ * Can the line be JSON?  An array starts like one ("[ 42%] Building" and
+ * "[API Error: ...]" do not), and JSON in a code block of a text-mode
+ * answer is an example, not a record.
+ */
+static bool
+json_possible(const struct classifier *c, const char *s, size_t len)
+{
+	if (c->text.in_fence && !c->saw_family_event)
+		return false;
+	if (s[0] == '{')
+		return true;
+	if (s[0] != '[')
+		return false;
+	if (len == 1 || s[1] == '{' || s[1] == '[')
+		return true;
+	while (len > 1 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	return s[len - 1] == ']' && strchr(" \t\"]-0123456789tfn", s[1]) != NULL;
+}
+
 static void
 process_line(struct classifier *c, const char *s, size_t len)
 {
@@ -262,23 +283,25 @@ process_line(struct classifier *c, const char *s, size_t len)
 		return;
 	while (i < len && (s[i] == ' ' || s[i] == '\t'))
 		i++;
-	if (i == len)
-		return;
-	if ((s[i] == '{' || s[i] == '[') && i + 1 == len) {
-		doc_start(c, s + i, 1, "", 0);
+	if (i == len) {
+		c->gap_after_cand = true;
 		return;
 	}
-	if (s[i] == '{' || s[i] == '[')
-		handle_json_line(c, s + i, len - i);
-	else if ((open = labelled_body_at(s + i, len - i)) > 0) {
+	if (json_possible(c, s + i, len - i)) {
+		if (i + 1 == len)
+			doc_start(c, s + i, 1, "", 0);
+		else
+			handle_json_line(c, s + i, len - i);
+		return;
+	}
+	if ((open = labelled_body_at(s + i, len - i)) > 0 && !(c->text.in_fence && !c->saw_family_event)) {
 		size_t label = open;
 
 		while (label > 0 && s[i + label - 1] == ' ')
 			label--;
 		doc_start(c, s + i + open, len - i - open, s + i, label);
-	}
-	else
-		classify_text(c, s + i, len - i);
+	} else
+		classify_text(c, s + i, len - i, i);
 }
 
 /* Keeps the skipped line's bytes before the buffer they are in is reused. */

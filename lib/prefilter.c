@@ -109,7 +109,9 @@ prefilter_keeps(const struct classifier *c, const char *s, size_t len)
 	const char *p = s, *end = s + len;
 	bool typed = false;
 
-	if (c->dialect == NULL || (!c->family_forced && c->dialect == &dialect_generic))
+	/* generic keeps no types of its own: an envelope is any object, and its
+	 * "type" keys are inside it, forced with --family generic or not. */
+	if (c->dialect == NULL || c->dialect == &dialect_generic)
 		return true;
 	/* When "type" is the first key it is the top-level type: decide on it
 	 * alone, without reading the rest of a long line. */

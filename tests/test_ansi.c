@@ -39,7 +39,11 @@ test_ansi_stripping(void **state)
 	assert_stripped("You've hit your limit \xc2\xb7 resets 6pm\n",
 	    "You've hit your limit \xc2\xb7 resets 6pm\n");
 	assert_stripped("spin\rspin\rdone\n", "spin\nspin\ndone\n");
-	assert_stripped("a\x01\x7f\tb\n\n\n", "a b\n");
+	assert_stripped("a\x01\x7f\tb\n\n\n", "a b\n\n");
+	assert_stripped("a\r\n\r\n\r\nb\n", "a\n\nb\n");
+	assert_stripped("\x1b[2;1Hrow\x1b[4;1Hnext\n", "row\nnext\n");
+	assert_stripped("  \x1b[1mindented\x1b[0m   words\n", "  indented words\n");
+	assert_stripped("x\n    \ny\n", "x\n    \ny\n");
 	assert_stripped("\x1bP1$r0m\x1b\\after\n", "after\n");
 	/* Leaving the alternate screen, clearing it and a full reset end a line:
 	 * a banner drawn inside a TUI and again after it is not glued. */

@@ -1,0 +1,658 @@
+/*
+ * The grammar of failure lines in plain text.  A line is read from its
+ * start as
+ *
+ *     line   := lead* (label+ body | core)
+ *     lead   := screen glyph | timestamp | log level | component ":" |
+ *               words "failed:"
+ *     label  := "Error:" | "ERROR" | "fatal:" | exception class ":" |
+ *               "API Error" | "[API Error:" | <Provider> "API error (429):"
+ *     core   := banner | "HTTP/1.1 429" | "429 Too Many Requests" | "429 {" |
+ *               "Error code: 429"
+ *
+ * A banner is an agent's or a provider's own failure sentence (the Claude,
+ * Codex, Gemini, cursor and pi wordings, the OpenAI and Anthropic messages)
+ * with the punctuation that follows it.  Anything else is plain: a sentence
+ * that mentions a limit, a test name, code that raises an error, a quoted
+ * message, a grep hit, a changelog entry, an indented or fenced block.
+ *
+ * Only the first TEXTLINE_HEAD_SPAN bytes are read, and most lines are
+ * settled by their first word, so the cost per line is small and flat.
+ */
+#include <string.h>
+
+#include "textline.h"
+
+#define IS_DIGIT(c) ((unsigned)(unsigned char)(c) - '0' < 10u)
+#define IS_UPPER(c) ((unsigned)(unsigned char)(c) - 'A' < 26u)
+#define IS_LOWER(c) ((unsigned)(unsigned char)(c) - 'a' < 26u)
+#define IS_ALPHA(c) (IS_UPPER(c) || IS_LOWER(c))
+#define IS_IDENT(c) (IS_ALPHA(c) || IS_DIGIT(c) || (c) == '_')
+
+enum strength { NONE, ERROR, BANNER };
+
+/* p starts with the n bytes of lit. */
+static bool
+at(const char *p, const char *end, const char *lit, size_t n)
+{
+	return (size_t)(end - p) >= n && memcmp(p, lit, n) == 0;
+}
+#define AT(p, end, lit) at(p, end, lit, sizeof(lit) - 1)
+
+static const char *
+skip_blanks(const char *p, const char *end)
+{
+	while (p < end && *p == ' ')
+		p++;
+	return p;
+}
+
+/* ---- leads ---- */
+
+/* Glyphs the agents' screens put before their own messages (U+23BF, U+2715,
+ * U+2716, U+2717, U+2718, U+00D7, U+26A0, U+26A1, U+273B, U+25A0). */
+static const char *const glyphs[] = {
+	"\xe2\x8e\xbf", "\xe2\x9c\x95", "\xe2\x9c\x96", "\xe2\x9c\x97", "\xe2\x9c\x98",
+	"\xc3\x97", "\xe2\x9a\xa0", "\xe2\x9a\xa1", "\xe2\x9c\xbb", "\xe2\x96\xa0",
+};
+
+/* *gutter is set for U+23BF, the gutter a screen draws a tool's output in. */
+static const char *
+skip_glyph(const char *p, const char *end, bool *gutter)
+{
+	for (size_t i = 0; i < sizeof(glyphs) / sizeof(glyphs[0]); i++) {
+		size_t n = glyphs[i][0] == '\xc3' ? 2 : 3;
+
+		if (at(p, end, glyphs[i], n)) {
+			*gutter = i == 0;
+			p += n;
+			if (AT(p, end, "\xef\xb8\x8f"))   /* emoji presentation selector */
+				p += 3;
+			return skip_blanks(p, end);
+		}
+	}
+	return NULL;
+}
+
+static bool
+stamp_byte(char c)
+{
+	return IS_DIGIT(c) || c == ':' || c == '.' || c == ',' || c == '-' || c == '+' ||
+	    c == 'T' || c == 'Z' || c == '/';
+}
+
+/* "2026-11-30T11:59:58.204Z ", "2026-11-30 11:59:58,412 ", "[2026-11-30 11:59:58] ",
+ * "11:59:58 ". */
+static const char *
+skip_timestamp(const char *p, const char *end)
+{
+	const char *q = p + (p < end && *p == '[');
+	const char *start = q;
+
+	if (end - q < 8 || !IS_DIGIT(q[0]) || !IS_DIGIT(q[1]))
+		return NULL;
+	if (!(q[4] == '-' && q[7] == '-') && !(q[2] == ':' && q[5] == ':'))
+		return NULL;
+	for (int pieces = 0; pieces < 2; pieces++) {
+		while (q < end && stamp_byte(*q))
+			q++;
+		if (pieces == 0 && q + 1 < end && *q == ' ' && IS_DIGIT(q[1]) && q - start == 10)
+			q++;
+		else
+			break;
+	}
+	if (*start == '[' || p[0] == '[') {
+		if (q >= end || *q != ']')
+			return NULL;
+		q++;
+	}
+	if (q < end && *q != ' ')
+		return NULL;
+	return skip_blanks(q, end);
+}
+
+struct word_rule {
+	const char *word;
+	enum strength strength;   /* ERROR: a label; NONE: a neutral lead */
+	bool plain;               /* the line is plain whatever follows */
+};
+
+/* Log levels, bare or bracketed. */
+static const struct word_rule levels[] = {
+	{ "ERROR", ERROR, false }, { "FATAL", ERROR, false }, { "CRITICAL", ERROR, false },
+	{ "ERR", ERROR, false }, { "WARN", NONE, false }, { "WARNING", NONE, false },
+	{ "INFO", NONE, true }, { "DEBUG", NONE, true }, { "TRACE", NONE, true },
+	{ "NOTICE", NONE, true },
+};
+
+/* "ERROR ", "[error] ", "WARN: "; returns past it, or NULL. */
+static const char *
+skip_level(const char *p, const char *end, enum strength *label, bool *plain)
+{
+	bool bracket = p < end && *p == '[';
+	const char *w = p + bracket, *q = w;
+	char up[10];
+	size_t n;
+
+	while (q < end && IS_ALPHA(*q) && q - w < 9)
+		q++;
+	n = (size_t)(q - w);
+	if (n < 3 || n > 8 || (bracket ? q >= end || *q != ']' : q >= end || (*q != ' ' && *q != ':')))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		up[i] = IS_LOWER(w[i]) ? (char)(w[i] - 32) : w[i];
+	/* A bare level is written in capitals; "Error:" is a label, not a level. */
+	if (!bracket && !IS_UPPER(w[n - 1]))
+		return NULL;
+	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+		if (strlen(levels[i].word) == n && memcmp(levels[i].word, up, n) == 0) {
+			*plain = levels[i].plain;
+			if (levels[i].strength > *label)
+				*label = levels[i].strength;
+			q += bracket;
+			if (q < end && *q == ':')
+				q++;
+			return skip_blanks(q, end);
+		}
+	return NULL;
+}
+
+/* "llm: ", "worker.retry: " -- one word of a logger or program name. */
+static const char *
+skip_component(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && (IS_IDENT(*q) || *q == '.' || *q == '-') && q - p <= 40)
+		q++;
+	if (q == p || q >= end || *q != ':' || (q + 1 < end && q[1] != ' '))
+		return NULL;
+	return skip_blanks(q + 1, end);
+}
+
+/* "llm call failed: ", "request to api.openai.com failed: ": a few words
+ * ending in "failed" before the first colon. */
+static const char *
+skip_failed(const char *p, const char *end)
+{
+	const char *colon = memchr(p, ':', (size_t)(end - p) < 80 ? (size_t)(end - p) : 80);
+	int spaces = 0;
+
+	if (colon == NULL || colon - p < 8 || memcmp(colon - 7, " failed", 7) != 0)
+		return NULL;
+	for (const char *q = p; q < colon; q++)
+		if (*q == ' ' && ++spaces > 6)
+			return NULL;
+	return skip_blanks(colon + 1, end);
+}
+
+/* ---- labels ---- */
+
+/* Exception classes whose name says what failed. */
+static const char *const class_ends[] = {
+	"Error", "Exception", "Exhausted", "Unavailable", "TooManyRequests", "Forbidden",
+	"Unauthorized", "Unauthenticated", "PermissionDenied", "DeadlineExceeded",
+};
+
+/* "openai.RateLimitError:", "google.api_core.exceptions.ResourceExhausted:",
+ * "APIError:", "Error:", "error:", "fatal:", "Error 429:" */
+static const char *
+exception_label(const char *p, const char *end)
+{
+	const char *q = p, *last = p;
+
+	while (q < end && (IS_IDENT(*q) || *q == '.') && q - p < 96) {
+		if (*q == '.')
+			last = q + 1;
+		q++;
+	}
+	while (last < q && *last == '_')   /* "_GaxiosError:" */
+		last++;
+	if (q == last || q >= end)
+		return NULL;
+	if (*q == ' ' && q + 4 < end && IS_DIGIT(q[1]) && IS_DIGIT(q[2]) && IS_DIGIT(q[3]) &&
+	    q[4] == ':' && (size_t)(q - p) == 5 && memcmp(p, "Error", 5) == 0)
+		q += 4;   /* "Error 429: ..." */
+	if (*q != ':' || (q + 1 < end && q[1] != ' '))
+		return NULL;
+	if ((q - last == 5 && (memcmp(last, "error", 5) == 0 || memcmp(last, "fatal", 5) == 0 ||
+	    memcmp(last, "Fatal", 5) == 0)) || (q - last == 3 && memcmp(last, "err", 3) == 0))
+		return last == p ? skip_blanks(q + 1, end) : NULL;
+	if (!IS_UPPER(*last))
+		return NULL;
+	for (size_t i = 0; i < sizeof(class_ends) / sizeof(class_ends[0]); i++) {
+		size_t n = strlen(class_ends[i]);
+
+		if ((size_t)(q - last) >= n && memcmp(q - n, class_ends[i], n) == 0)
+			return skip_blanks(q + 1, end);
+	}
+	return NULL;
+}
+
+/* "Mistral API error (429): ", "OpenAI API error: ", "Cloud Code Assist API error (429): ",
+ * "Codex error: " -- the agents' own labels for a provider's answer. */
+static const char *
+provider_label(const char *p, const char *end)
+{
+	const char *q = p;
+
+	for (int words = 0; words < 4 && q < end && IS_UPPER(*q); words++) {
+		if (AT(q, end, "API error") || AT(q, end, "API Error")) {
+			q += 9;
+			if (AT(q, end, " (") && q + 6 < end && IS_DIGIT(q[2]) && q[5] == ')')
+				q += 6;
+			return q < end && *q == ':' ? skip_blanks(q + 1, end) : NULL;
+		}
+		if (AT(q, end, "Codex error:"))
+			return skip_blanks(q + 12, end);
+		while (q < end && IS_ALPHA(*q))
+			q++;
+		if (q >= end || *q != ' ')
+			return NULL;
+		q++;
+	}
+	return NULL;
+}
+
+/* "Error refreshing OAuth token: ", "Error when talking to Gemini API: " --
+ * a few words after "Error" before the first colon. */
+static const char *
+error_phrase_label(const char *p, const char *end)
+{
+	const char *colon;
+	int spaces = 0;
+
+	if (!AT(p, end, "Error ") && !AT(p, end, "error ") && !AT(p, end, "ERROR "))
+		return NULL;
+	colon = memchr(p, ':', (size_t)(end - p) < 64 ? (size_t)(end - p) : 64);
+	if (colon == NULL || (colon + 1 < end && colon[1] != ' '))
+		return NULL;
+	for (const char *q = p; q < colon; q++)
+		if (*q == ' ' && ++spaces > 6)
+			return NULL;
+	return skip_blanks(colon + 1, end);
+}
+
+/* One label at p; *strength says whose wording it is. */
+static const char *
+label_at(const char *p, const char *end, enum strength *strength)
+{
+	const char *q;
+
+	if (*p == '[' && AT(p, end, "[API Error: ")) {
+		*strength = BANNER;
+		return p + 12;
+	}
+	if (*p == 'A' && (AT(p, end, "API Error: ") || AT(p, end, "API Error ("))) {
+		*strength = BANNER;
+		return p + 10;   /* the body starts at "(429 {...}) · Retrying" */
+	}
+	if ((q = provider_label(p, end)) != NULL) {
+		*strength = BANNER;
+		return q;
+	}
+	if ((q = exception_label(p, end)) != NULL || (q = error_phrase_label(p, end)) != NULL) {
+		*strength = ERROR;
+		return q;
+	}
+	return NULL;
+}
+
+/* ---- cores ---- */
+
+/* A banner: its words, then what may follow them.  Tails: 'E' end of line
+ * (or a final '.'), 's' a separator (" · ", " ∙ ", " - ", " | "), 'S' a
+ * sentence (". " and a capital), '(' a parenthesis, '*' anything. */
+struct banner {
+	const char *words;
+	const char *tails;
+};
+
+static const struct banner banners[] = {
+	{ "You've hit your limit", "EsS" },
+	{ "You've hit your session limit", "EsS" },
+	{ "You've hit your weekly limit", "EsS" },
+	{ "You've hit your Opus limit", "EsS" },
+	{ "You've hit your Sonnet limit", "EsS" },
+	{ "You've hit your usage limit", "EsS(" },
+	{ "You have hit your limit", "EsS" },
+	{ "You have hit your session limit", "EsS" },
+	{ "You have hit your weekly limit", "EsS" },
+	{ "You have hit your usage limit", "EsS(" },
+	{ "You have hit your ChatGPT usage limit", "EsS(" },
+	{ "You've hit your limit for Claude messages", "EsS" },
+	{ "You're out of extra usage", "Es" },
+	{ "Sorry, you've hit a rate limit", "*" },
+	{ "Claude AI usage limit reached", "E|" },
+	{ "Claude usage limit reached.", "*" },
+	{ "5-hour limit reached", "Es" },
+	{ "5 hour limit reached", "Es" },
+	{ "Credit balance is too low", "Es" },
+	{ "Your credit balance is too low", "*" },
+	{ "You have reached your specified API usage limits", "ES" },
+	{ "Quota exceeded. Check your plan and billing details", "E" },
+	{ "exceeded retry limit, last status: ", "*" },
+	{ "Selected model is at capacity", "ES" },
+	{ "We're currently experiencing high demand", "ES," },
+	{ "You have exhausted your daily quota", "*" },
+	{ "You have exhausted your capacity", "*" },
+	{ "You have reached your daily ", "*" },
+	{ "Usage limit reached for ", "*" },
+	{ "You exceeded your current quota, please check your plan", "*" },
+	{ "This request would exceed your account's rate limit", "*" },
+	{ "This request requires more credits", "*" },
+	{ "Rate limit reached for ", "*" },
+	{ "Request too large for ", "*" },
+	{ "Quota exceeded for quota metric", "*" },
+	{ "unexpected status ", "*" },
+	{ "stream disconnected before completion", "*" },
+	{ "Invalid API key \xc2\xb7", "*" },
+	{ "Not logged in \xc2\xb7", "*" },
+	{ "Failed to authenticate. API Error", "*" },
+};
+
+static bool
+tail_ok(const char *p, const char *end, const char *tails)
+{
+	for (const char *t = tails; *t != '\0'; t++)
+		switch (*t) {
+		case '*':
+			return true;
+		case 'E':
+			if (p == end || (p + 1 == end && *p == '.'))
+				return true;
+			break;
+		case 's':
+			if (AT(p, end, " \xc2\xb7") || AT(p, end, " \xe2\x88\x99") || AT(p, end, " - ") ||
+			    AT(p, end, " | "))
+				return true;
+			break;
+		case 'S':
+			if (p + 2 < end && (*p == '.' || *p == ',') && p[1] == ' ' && IS_UPPER(p[2]))
+				return true;
+			break;
+		default:
+			if (p < end && *p == *t)
+				return true;
+			if (*t == '(' && AT(p, end, " ("))
+				return true;
+			break;
+		}
+	return false;
+}
+
+/* Compares the apostrophe as either ' or U+2019. */
+static const char *
+banner_words(const char *p, const char *end, const char *w)
+{
+	for (; *w != '\0'; w++) {
+		if (*w == '\'' && AT(p, end, "\xe2\x80\x99")) {
+			p += 3;
+			continue;
+		}
+		if (p >= end || *p != *w)
+			return NULL;
+		p++;
+	}
+	return p;
+}
+
+static bool
+is_banner(const char *p, const char *end)
+{
+	if (p >= end)
+		return false;
+	switch (*p) {   /* every banner starts with one of these */
+	case 'Y': case 'C': case 'Q': case 'e': case 'S': case 'W': case 'U': case 'R':
+	case 'T': case 'u': case 'I': case 'N': case 's': case '5': case 'F':
+		break;
+	default:
+		return false;
+	}
+	for (size_t i = 0; i < sizeof(banners) / sizeof(banners[0]); i++) {
+		const char *q;
+
+		if (banners[i].words[0] == *p && (q = banner_words(p, end, banners[i].words)) != NULL &&
+		    tail_ok(q, end, banners[i].tails))
+			return true;
+	}
+	return false;
+}
+
+static bool
+is_error_status(const char *p, const char *end)
+{
+	return end - p >= 3 && (p[0] == '4' || p[0] == '5') && IS_DIGIT(p[1]) && IS_DIGIT(p[2]) &&
+	    (end - p == 3 || !IS_DIGIT(p[3]));
+}
+
+/*
+ * A status where an error starts: "429 Too Many Requests", "429 {...}",
+ * "429: quota exceeded", "529 overloaded_error: Overloaded", "429 status code
+ * (no body)", "HTTP/1.1 429", "< HTTP/2 429", "Error code: 429".
+ */
+static bool
+is_status_core(const char *p, const char *end)
+{
+	const char *q;
+
+	if (AT(p, end, "< HTTP/"))
+		p += 2;
+	if (AT(p, end, "HTTP/")) {
+		q = memchr(p, ' ', (size_t)(end - p) < 10 ? (size_t)(end - p) : 10);
+		return q != NULL && is_error_status(q + 1, end);
+	}
+	if (AT(p, end, "Error code: "))
+		return is_error_status(p + 12, end);
+	if (!is_error_status(p, end))
+		return false;
+	q = p + 3;
+	if (q == end || AT(q, end, " {") || AT(q, end, ": ") || AT(q, end, " status code") ||
+	    (q + 1 < end && *q == ' ' && IS_UPPER(q[1])))
+		return true;
+	/* "529 overloaded_error: ..." */
+	for (q++; q < end && (IS_LOWER(*q) || *q == '_'); q++)
+		;
+	return q - p > 10 && q < end && *q == ':' && memcmp(q - 6, "_error", 6) == 0;
+}
+
+/* ---- the line ---- */
+
+/* A header that carries a reset: "retry-after-ms: 8750", "< Retry-After: 30". */
+static bool
+is_rate_header(const char *s, const char *end)
+{
+	const char *p = s, *start;
+	char low[48];
+	size_t n;
+
+	while (p < end && (*p == '<' || *p == ' '))
+		p++;
+	start = p;
+	while (p < end && (IS_IDENT(*p) || *p == '-') && p - start < 47)
+		p++;
+	if (p == start || p >= end || *p != ':')
+		return false;
+	n = (size_t)(p - start);
+	for (size_t i = 0; i < n; i++)
+		low[i] = IS_UPPER(start[i]) ? (char)(start[i] + 32) : start[i];
+	low[n] = '\0';
+	/* Header names are hyphenated ("RateLimit" alone is the IETF draft's);
+	 * "RateLimitError: ..." is an exception line. */
+	if (memchr(low, '-', n) == NULL && strcmp(low, "ratelimit") != 0)
+		return false;
+	return strstr(low, "retry-after") != NULL || strstr(low, "ratelimit") != NULL ||
+	    strstr(low, "x-codex") != NULL;
+}
+
+static enum textline_kind
+head_kind(const char *s, size_t len, size_t *body)
+{
+	const char *p = s, *end = s + (len < TEXTLINE_HEAD_SPAN ? len : TEXTLINE_HEAD_SPAN);
+	const char *q, *line_end = s + len;
+	enum strength label = NONE, strength = NONE;
+	bool gutter = false, plain = false, stamped = false, failed = false;
+
+	if ((unsigned char)*p >= 0xc2) {
+		if ((q = skip_glyph(p, end, &gutter)) == NULL)
+			return TEXTLINE_PLAIN;
+		p = q;
+	}
+	if ((IS_DIGIT(*p) || *p == '[') && (q = skip_timestamp(p, end)) != NULL) {
+		stamped = true;
+		p = q;
+	}
+	if ((IS_UPPER(*p) || *p == '[') && (q = skip_level(p, end, &label, &plain)) != NULL) {
+		if (plain)
+			return TEXTLINE_PLAIN;
+		stamped = true;
+		p = q;
+	}
+	if (label == NONE && (q = label_at(p, end, &strength)) == NULL &&
+	    (q = skip_component(p, end)) != NULL && (stamped || label_at(q, end, &strength) != NULL ||
+	    is_status_core(q, end) || is_banner(q, end)))
+		p = q;   /* "llm: Error: ...", "2026-... WARN llm: ..." */
+	else if (label == NONE && strength == NONE && (q = skip_failed(p, end)) != NULL &&
+	    (is_status_core(q, end) || is_banner(q, end) || label_at(q, end, &strength) != NULL ||
+	    *q == '{')) {
+		p = q;   /* "Model call failed: {...}" */
+		failed = true;
+	}
+	strength = NONE;
+	for (int n = 0; n < 3 && (q = label_at(p, end, &strength)) != NULL; n++) {
+		if (strength > label)
+			label = strength;
+		p = q;
+	}
+	*body = (size_t)(p - s);
+	if (label == BANNER || is_banner(p, line_end))
+		return TEXTLINE_BANNER;
+	if (gutter)
+		return TEXTLINE_PLAIN;   /* in a tool's output only the agent's own words count */
+	if (label == ERROR || is_status_core(p, line_end) || (failed && p < line_end && *p == '{'))
+		return TEXTLINE_ERROR;
+	return TEXTLINE_PLAIN;
+}
+
+/* First words of the shapes that need no colon (banners, levels), by length,
+ * space-separated. */
+static const char *const head_words[] = {
+	[1] = "5", [3] = "You Not ERR", [4] = "Your Rate This WARN",
+	[5] = "Quota We're Usage ERROR FATAL",
+	[6] = "You've You're Claude Credit stream Failed 5-hour Sorry,",
+	[7] = "Request Invalid WARNING",
+	[8] = "exceeded Selected CRITICAL You\xe2\x80\x99ve You\xe2\x80\x99re", [10] = "unexpected",
+};
+
+static bool
+is_head_word(const char *s, size_t len)
+{
+	size_t n = 0;
+	const char *w;
+
+	while (n < len && n < 12 && s[n] != ' ')
+		n++;
+	if (n >= 5 && memcmp(s, "HTTP/", 5) == 0)
+		return true;
+	if (n >= sizeof(head_words) / sizeof(head_words[0]) || (w = head_words[n]) == NULL)
+		return false;
+	for (; *w != '\0'; w += n + (w[n] == ' '))
+		if (w[0] == s[0] && memcmp(w, s, n) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * The prefilter: can the line be anything but plain?  Every shape starts
+ * with a letter, a digit, '[', '<' or a screen glyph, and either has a
+ * colon near its start or begins with one of head_words.  Most lines are
+ * settled here by their first bytes.
+ */
+static bool
+worth_reading(const char *s, size_t len)
+{
+	unsigned char c = (unsigned char)s[0];
+
+	if (c >= 0xc2 || IS_DIGIT(c) || c == '[' || c == '<')
+		return true;
+	if (!IS_ALPHA(c) && c != '_')
+		return false;
+	return memchr(s, ':', len < 96 ? len : 96) != NULL || is_head_word(s, len);
+}
+
+enum textline_kind
+textline_kind(struct textline_state *st, const char *s, size_t len, size_t indent, size_t *body)
+{
+	*body = 0;
+	if (len >= 3 && (s[0] == '`' || s[0] == '~') && s[1] == s[0] && s[2] == s[0] && indent < 4) {
+		st->in_fence = !st->in_fence;
+		return TEXTLINE_PLAIN;
+	}
+	/* Code blocks, indented quotes and continuation lines never start a failure. */
+	if (st->in_fence || indent > 2 || len == 0 || !worth_reading(s, len))
+		return TEXTLINE_PLAIN;
+	if (strchr("rRxXaA<", s[0]) != NULL && s[0] != '\0' && is_rate_header(s, s + (len < 64 ? len : 64)))
+		return TEXTLINE_HEADER;
+	return head_kind(s, len, body);
+}
+
+bool
+textline_is_ordinary(const char *s, size_t len, size_t indent, enum textline_kind kind)
+{
+	static const char *const frame[] = {
+		"\xe2\x94\x82", "\xe2\x95\xad", "\xe2\x95\xb0", "\xe2\x94\x80",   /* │ ╭ ╰ ─ */
+		"\xe2\x80\xba", "\xe2\x9d\xaf",                                     /* › ❯ */
+	};
+
+	if (kind != TEXTLINE_PLAIN || indent > 0 || len == 0)
+		return false;
+	/* JSON, headers, tables, the prompt; "/upgrade ..." hints and "? for
+	 * shortcuts" are the agent's own frame, not the run going on. */
+	if (strchr("{}[]<>|/?", s[0]) != NULL && s[0] != '\0')
+		return false;
+	for (size_t i = 0; i < sizeof(frame) / sizeof(frame[0]); i++)
+		if (len >= 3 && memcmp(s, frame[i], 3) == 0)
+			return false;
+	return true;
+}
+
+size_t
+textline_unquoted(char *dst, size_t size, const char *s, size_t len)
+{
+	size_t n = 0, i = 0;
+	int depth = 0;
+
+	while (i < len && n + 1 < size) {
+		char c = s[i];
+
+		if (c == '{')
+			depth++;
+		else if (c == '}' && depth > 0)
+			depth--;
+		if (depth == 0 && (c == '`' || c == '"' ||
+		    (c == '\'' && (i == 0 || !IS_ALPHA(s[i - 1]))))) {
+			const char *close = memchr(s + i + 1, c, len - i - 1);
+
+			if (close != NULL) {
+				i = (size_t)(close - s) + 1;
+				continue;
+			}
+		}
+		if (depth == 0 && c != ' ' && (i == 0 || s[i - 1] == ' ')) {
+			size_t w = i;
+
+			while (w < len && s[w] != ' ' && s[w] != '/')
+				w++;
+			if (w < len && s[w] == '/') {   /* a path or a URL */
+				while (w < len && s[w] != ' ')
+					w++;
+				i = w;
+				continue;
+			}
+		}
+		dst[n++] = c;
+		i++;
+	}
+	dst[n] = '\0';
+	return n;
+}

@@ -1,0 +1,55 @@
+/*
+ * textline.h: the grammar of a failure line in plain text (stderr, the
+ * output of an agent in text mode, the text of a screen).  A line counts
+ * only when it has the shape of an error line or of an agent's own banner,
+ * read from where the line starts: never words inside a sentence, a code
+ * block, a test name, a quoted string or a log summary.  docs/design.md
+ * section 4 rule 1 and fixtures/README.md "Plain text and screens" give the
+ * rules; the shapes are listed in textline.c.
+ *
+ * Ownership: nothing here allocates.  struct textline_state is a plain
+ * value the caller owns (zeroed to start a stream).
+ */
+#ifndef RLWRAP_TEXTLINE_H
+#define RLWRAP_TEXTLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+enum textline_kind {
+	TEXTLINE_PLAIN,    /* prose, code, test output, logs, quotes: never a failure */
+	TEXTLINE_HEADER,   /* "Retry-After: 30", "x-ratelimit-reset-tokens: 6m0s" */
+	TEXTLINE_ERROR,    /* an error line: an error label, an exception class or an
+	                    * HTTP status where the line starts */
+	TEXTLINE_BANNER,   /* an agent's or provider's own failure wording at line start */
+};
+
+struct textline_state {
+	bool in_fence;     /* inside a ``` or ~~~ code block */
+};
+
+/*
+ * The shape of one line.  s is the line after its leading blanks (indent of
+ * them), without its line end.  *body is set to the offset where the error
+ * text starts after the labels, for TEXTLINE_ERROR and TEXTLINE_BANNER.
+ * Reads at most the first TEXTLINE_HEAD_SPAN bytes unless the line is one.
+ */
+#define TEXTLINE_HEAD_SPAN 160
+enum textline_kind textline_kind(struct textline_state *st, const char *s, size_t len,
+    size_t indent, size_t *body);
+
+/*
+ * Is a line that follows a failure line ordinary output, a sign that the
+ * run went on?  Detail lines (indented, JSON, brackets, headers, the
+ * prompt and the frame of a screen) are not.  kind is its textline_kind.
+ */
+bool textline_is_ordinary(const char *s, size_t len, size_t indent, enum textline_kind kind);
+
+/*
+ * Copies the body of an error line into dst (size >= 1) without what is
+ * quoted (`...`, "...", '...') or path-like (words with '/') outside braces:
+ * the words an error line is judged by.  Returns the length.
+ */
+size_t textline_unquoted(char *dst, size_t size, const char *s, size_t len);
+
+#endif
