@@ -63,15 +63,15 @@ type_line() {
 	tm send-keys Enter
 }
 
-# shell_done: runs nothing, waits for the shell to be back at its prompt.
-shell_done() {
-	local mark="done-$RANDOM"
-	type_line "echo $mark"
-	wait_screen "^$mark\$"
+# wait_prompt: until the shell is back at its prompt (what is typed before
+# would go to rlwrap, still on its way out).
+wait_prompt() {
+	wait_screen '^\$$'
 }
 
 # screen_restored: the main screen, the cursor shown, the saved modes.
 screen_restored() {
+	wait_prompt
 	[ "$(pane '#{alternate_on}')" = 0 ] || fail "left on the alternate screen"
 	[ "$(pane '#{cursor_flag}')" = 1 ] || fail "the cursor is left hidden"
 	type_line 'stty -g > now; cmp -s before now && echo modes-same || echo modes-differ'
@@ -105,6 +105,7 @@ start_tui() {
 	# Echoed by the agent's terminal, then written back by cat: twice.
 	wait_screen '^second$' 20 2
 	tm send-keys C-d
+	wait_prompt
 	type_line 'echo "rc=$?"'
 	wait_screen '^rc=0$'
 	screen_restored
@@ -122,6 +123,7 @@ start_tui() {
 	wait_screen '^tui: key x'
 	tm send-keys q
 	wait_screen '^tui: bye'
+	wait_prompt
 	type_line 'echo "rc=$?"'
 	wait_screen '^rc=0$'
 	screen_restored
@@ -134,6 +136,7 @@ start_tui() {
 	screen_restored
 	type_line 'fg'
 	wait_screen '^continued$'
+	wait_prompt
 	type_line 'echo "rc=$?"'
 	wait_screen '^rc=0$'
 }
@@ -227,7 +230,7 @@ start_tui() {
 @test "an agent that dies mid-screen: the main screen is back with the shell on it" {
 	start_tui
 	tm send-keys d
-	wait_screen '^\$$'
+	wait_prompt
 	type_line 'echo "rc=$?"'
 	wait_screen '^rc=3$'
 	screen_restored
@@ -242,6 +245,7 @@ start_tui() {
 	screen_restored
 	type_line 'fg'
 	wait_screen '^continued$'
+	wait_prompt
 	type_line 'echo "rc=$?"'
 	wait_screen '^rc=0$'
 }
@@ -265,6 +269,7 @@ start_tui() {
 	# Echoed by the agent's terminal, then written back by cat: twice.
 	wait_screen '^back$' 20 2
 	tm send-keys C-d
+	wait_prompt
 	type_line 'echo "rc=$?"'
 	wait_screen '^rc=0$'
 	screen_restored
