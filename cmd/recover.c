@@ -32,13 +32,15 @@ static const struct option recover_longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-enum action { ACT_RUN, ACT_WAIT_RUN, ACT_SKIP_TRIPPED, ACT_SKIP_CWD, ACT_SKIP_REDACTED, ACT_SKIP_NO_ARGV };
+enum action { ACT_RUN, ACT_WAIT_RUN, ACT_SKIP_TRIPPED, ACT_SKIP_CWD, ACT_SKIP_REDACTED, ACT_SKIP_NO_ARGV,
+	ACT_SKIP_OTHER_HOST };
 
 struct plan_item {
 	long long id;
 	enum action action;
 	double until;              /* the blocking breaker's reset */
 	char *argv_json, *cwd;
+	char host[256];            /* the host that recorded it ("" = unknown) */
 	char line[1024];
 	json_t *json;              /* the run's stored fields, for --json */
 };
@@ -47,6 +49,7 @@ struct plan {
 	struct plan_item *items;
 	size_t count;
 	struct store *store;
+	char host[256];            /* this host (RLWRAP_HOST or the hostname) */
 	time_t now;
 	double wait_max;           /* < 0: no --wait */
 };
@@ -72,6 +75,9 @@ action_words(const struct plan_item *it, char *buf, size_t size)
 		return "skip: its command held secrets that were redacted, so it cannot be replayed";
 	case ACT_SKIP_NO_ARGV:
 		return "skip: no command was recorded for it (a stream given to `rlwrap record`)";
+	case ACT_SKIP_OTHER_HOST:
+		snprintf(buf, size, "skip: recorded on host %.64s; recover it there", it->host);
+		return buf;
 	}
 	return "?";
 }
@@ -84,6 +90,9 @@ decide(struct plan *p, const struct run_row *r, double *until)
 	struct stat st;
 	bool blocked = false;
 
+	/* A shared store holds other hosts' runs: their cwd and tools are there. */
+	if (*r->host != '\0' && strcmp(r->host, p->host) != 0)
+		return ACT_SKIP_OTHER_HOST;
 	if (r->argv_redacted)
 		return ACT_SKIP_REDACTED;
 	if (r->argv_json == NULL || strcmp(r->argv_json, "[]") == 0)
@@ -112,6 +121,7 @@ plan_row(const struct run_row *r, void *arg)
 	it = &p->items[p->count++];
 	memset(it, 0, sizeof(*it));
 	it->id = r->id;
+	strlcpy(it->host, r->host, sizeof(it->host));
 	it->action = decide(p, r, &it->until);
 	it->argv_json = r->argv_json != NULL ? strdup(r->argv_json) : NULL;
 	it->cwd = strdup(r->cwd);
@@ -340,6 +350,7 @@ recover_exec(struct args *args)
 {
 	const struct cmd_entry *self = &cmd_recover_entry;
 	struct plan p = { .now = cmd_now() };
+	struct probe_lease me;
 	struct run_filter filter;
 	struct store_error error;
 	struct config cfg;
@@ -358,6 +369,8 @@ recover_exec(struct args *args)
 		return 1;
 	}
 	p.store = st.store;
+	probe_holder_self(&me);
+	strlcpy(p.host, me.host, sizeof(p.host));
 	if (!store_runs_each(p.store, &filter, plan_row, &p, &error)) {
 		warnx_visible("%s", error.message);
 		rc = 1;

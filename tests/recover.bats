@@ -120,6 +120,25 @@ ids() {
 	assert_equal "$(db "select group_concat(source) from runs")" "wrap,wrap,wrap,wrap"
 }
 
+@test "on a shared store, --yes re-runs only this host's runs and names the host of the others" {
+	RLWRAP_HOST=runner-1 wrapped overloaded proj-a mine
+	RLWRAP_HOST=runner-2 RLWRAP_TEST_NOW=$((T0 + 60)) wrapped overloaded proj-b theirs
+	: > "$FAKE_RECORD"
+	RLWRAP_HOST=runner-1 FAKE_STREAM="$BATS_TEST_TMPDIR/success" run "$RLWRAP" recover --yes
+	assert_success
+	assert_output --partial "#1 re-ran as #3"
+	assert_output --partial "skip: recorded on host runner-2; recover it there"
+	run cat "$FAKE_RECORD"
+	assert_output "$BATS_TEST_TMPDIR/proj-a mine"
+	# runner-2 recovers its own.
+	: > "$FAKE_RECORD"
+	RLWRAP_HOST=runner-2 FAKE_STREAM="$BATS_TEST_TMPDIR/success" run "$RLWRAP" recover --yes
+	assert_success
+	assert_output --partial "#2 re-ran as #4"
+	run cat "$FAKE_RECORD"
+	assert_output "$BATS_TEST_TMPDIR/proj-b theirs"
+}
+
 @test "a still-tripped family is skipped and said so; after a reset it runs" {
 	wrapped usage proj-a limited
 	: > "$FAKE_RECORD"
