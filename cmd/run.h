@@ -72,6 +72,8 @@ struct run_breaker {
 	bool argv_redacted;
 	struct admission slot;            /* the concurrency gate of this spawn */
 	long long run_id;                 /* this attempt's running row; 0 = none */
+	bool gated;                       /* the breakers let this attempt through, */
+	long trips_seen;                  /* having seen that many trips (gate_decision) */
 	struct heartbeat *heartbeat;      /* renewing it while the child runs */
 	int spawns;                       /* attempts spawned so far */
 	struct breaker_transitions probe_closes;   /* for the hooks, run after the attempt */
@@ -85,6 +87,8 @@ bool run_breaker_init(struct run_breaker *b);
  * warning); EXIT_REFUSED when on_store_error = closed (refusal written). */
 int run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id);
 void run_breaker_close(struct run_breaker *b);
+/* Says once what the store has to say (its server went away). */
+void run_store_notice(struct run_breaker *b);
 
 /* The clock of the store's times: cmd_now() at start plus monotonic time
  * since, so that an injected RLWRAP_TEST_NOW still moves during a wait. */

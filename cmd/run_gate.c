@@ -73,6 +73,18 @@ store_trouble(struct run_breaker *b, const struct store_error *error)
 	b->store = NULL;
 }
 
+void
+run_store_notice(struct run_breaker *b)
+{
+	char notice[512];
+
+	if (b->store == NULL || *store_take_notice(b->store, notice, sizeof(notice)) == '\0')
+		return;
+	if (!b->store_warned)
+		warnx_visible("state file: %s", notice);
+	b->store_warned = true;
+}
+
 /* ---- refusals ---- */
 
 /* A refusal for --signal-file: the breaker's reason and reset (reason null
@@ -171,8 +183,17 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 	json_decref(argv);
 	if (store_options_resolve(opts, b->cfg.store_path, b->cfg.keep_runs, b->cfg.keep_days, &error) &&
 	    (store_options_server(opts, b->cfg.store_schema, b->cfg.store_connect_timeout,
-	    b->cfg.store_statement_timeout), store_open(opts, &b->store, &error)))
+	    b->cfg.store_statement_timeout), store_open(opts, &b->store, &error))) {
+		/* A server away: on_store_error = closed wants its say, not a journal's. */
+		if (store_on_journal(b->store) && b->cfg.on_store_error == STORE_ERROR_CLOSED && !o->force) {
+			store_take_notice(b->store, error.message, sizeof(error.message));
+			store_close(b->store);
+			b->store = NULL;
+			return refuse_store(b, o, id, &error);
+		}
+		run_store_notice(b);
 		return -1;
+	}
 	if (b->cfg.on_store_error == STORE_ERROR_CLOSED && !o->force)
 		return refuse_store(b, o, id, &error);
 	/* A file we may only read still refuses spawns its breakers block. */
@@ -241,6 +262,9 @@ check_breakers(struct gate *g, double now, struct wait_reason *r)
 		return WAIT_GO;
 	}
 	g->req.record = false;
+	b->gated = true;
+	b->trips_seen = g->d.trips_seen;
+	run_store_notice(b);
 	switch (g->d.verdict) {
 	case GATE_RUN:
 		return WAIT_GO;
@@ -480,10 +504,12 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 		.model = r->sig.model, .source = "wrap",
 		.started_at = r->clock_started, .ended_at = r->clock_ended,
 		.exit_code = r->term_signal != 0 ? -1 : r->exit_code, .term_signal = r->term_signal,
-		.usage = r->usage, .holder = &b->holder, .run_id = b->run_id,
+		.usage = r->usage, .holder = &b->holder, .run_id = b->run_id, .trips_seen = b->trips_seen,
 	};
 	struct store_error error;
 
+	/* The gate's count is of the family it asked about. */
+	run.gated = b->gated && strcmp(run.family, id->family) == 0;
 	heartbeat_stop(b->heartbeat);
 	b->heartbeat = NULL;
 	r->run_id = 0;
@@ -493,6 +519,8 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 		r->run_id = r->outcome.run_id;
 	else if (b->store != NULL)
 		store_trouble(b, &error);
+	b->gated = false;
+	run_store_notice(b);
 	/* The child's bytes are out and its status known: now the hooks of
 	 * what changed, the probe's closes first. */
 	hooks_run_transitions(&b->cfg, &b->probe_closes);

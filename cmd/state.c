@@ -35,8 +35,11 @@ open_store(const struct config *cfg, bool read_only_fallback, bool *read_only)
 		return NULL;
 	}
 	store_options_server(&opts, cfg->store_schema, cfg->store_connect_timeout, cfg->store_statement_timeout);
-	if (store_open(&opts, &store, &error))
+	if (store_open(&opts, &store, &error)) {
+		if (*store_take_notice(store, error.message, sizeof(error.message)) != '\0')
+			warnx_visible("%s", error.message);
 		return store;
+	}
 	if (read_only_fallback && error.status == STORE_ERR_READONLY) {
 		opts.read_only = *read_only = true;
 		if (store_open(&opts, &store, &error))

@@ -94,6 +94,7 @@ struct status_data {
 	size_t running_len;
 	struct slot_ticket *tickets;
 	size_t tickets_len;
+	struct journal_state journal;
 };
 
 static json_t *
@@ -154,14 +155,44 @@ print_running(const struct status_data *d, json_t *out, time_t now, const char *
 	}
 }
 
+/* Which store was read, for a server store: the server, or its journal
+ * while it is away, and what waits to be replayed. */
+static void
+print_store(const struct journal_state *j, json_t *out, bool text)
+{
+	if (j->server[0] == '\0') {
+		json_object_set_new(out, "journal", json_null());
+		return;
+	}
+	json_object_set_new(out, "journal", json_pack("{s:s, s:s, s:b, s:I, s:I, s:I, s:I}", "server", j->server,
+	    "path", j->path, "in_use", j->in_use, "pending_runs", (json_int_t)j->pending_runs,
+	    "pending_breakers", (json_int_t)j->pending_breakers, "replayed_runs", (json_int_t)j->replayed_runs,
+	    "replayed_breakers", (json_int_t)j->replayed_breakers));
+	if (text) {
+		if (j->in_use)
+			print_visible("store: %s did not answer; read the local journal %s", j->server, j->path);
+		else
+			print_visible("store: %s", j->server);
+		if (j->replayed_runs > 0 || j->replayed_breakers > 0)
+			printf("journal: replayed %ld run%s and %ld breaker%s into the server\n", j->replayed_runs,
+			    j->replayed_runs == 1 ? "" : "s", j->replayed_breakers, j->replayed_breakers == 1 ? "" : "s");
+		if (j->pending_runs > 0 || j->pending_breakers > 0)
+			printf("journal: %ld run%s and %ld breaker%s wait to be replayed into the server\n",
+			    j->pending_runs, j->pending_runs == 1 ? "" : "s", j->pending_breakers,
+			    j->pending_breakers == 1 ? "" : "s");
+	}
+}
+
 static int
-print_status(const struct status_data *d, bool json, bool all, time_t now, const char *path)
+print_status(const struct status_data *d, bool json, bool all, time_t now, struct store *store)
 {
 	struct probe_lease self;
-	json_t *out = json_pack("{s:o, s:s, s:[], s:[], s:[], s:[]}", "now", time_or_null((double)now, false),
-	    "store", path, "breakers", "running", "waiting", "runs_24h");
+	json_t *out = json_pack("{s:o, s:s, s:s, s:[], s:[], s:[], s:[]}", "now", time_or_null((double)now, false),
+	    "store", store_path(store), "backend", store_backend_name(store), "breakers", "running", "waiting",
+	    "runs_24h");
 	size_t shown = 0;
 
+	print_store(&d->journal, out, !json);
 	probe_holder_self(&self);
 	for (size_t i = 0; i < d->breakers_len; i++) {
 		enum breaker_view view = breaker_view(&d->breakers[i], (double)now, self.host);
@@ -211,7 +242,8 @@ status_exec(struct args *args)
 		return usage_error(&cmd_status_entry, "--short takes neither --json nor --all");
 	if (!(args_has(args, OPT_SHORT) ? cmd_state_look(&st, &cfg) : cmd_state_open(&st, &cfg, true)))
 		return 1;
-	if (!store_breakers_all(st.store, &d.breakers, &d.breakers_len, &error) ||
+	if (!store_journal_state(st.store, &d.journal, &error) ||
+	    !store_breakers_all(st.store, &d.breakers, &d.breakers_len, &error) ||
 	    !(args_has(args, OPT_SHORT) ? store_families_since : store_family_counts)(st.store,
 	    (double)now - 86400, &d.counts, &d.counts_len, &error) ||
 	    (!args_has(args, OPT_SHORT) &&
@@ -221,8 +253,7 @@ status_exec(struct args *args)
 	else if (args_has(args, OPT_SHORT))
 		rc = status_print_short(d.breakers, d.breakers_len, d.counts, d.counts_len, now);
 	else
-		rc = print_status(&d, args_has(args, OPT_JSON), args_has(args, OPT_ALL), now,
-		    store_path(st.store));
+		rc = print_status(&d, args_has(args, OPT_JSON), args_has(args, OPT_ALL), now, st.store);
 	free(d.breakers);
 	free(d.counts);
 	free(d.running);

@@ -409,6 +409,7 @@ breaker_gate(struct store *store, const struct config *cfg, const struct gate_re
 {
 	struct breaker *rows;
 	size_t count, relevant_count = 0;
+	long trips_seen = 0;
 	struct gate_ctx ctx;
 
 	memset(decision, 0, sizeof(*decision));
@@ -418,13 +419,19 @@ breaker_gate(struct store *store, const struct config *cfg, const struct gate_re
 	if (!store_breakers_of(store, req->account, req->family, &rows, &count, err))
 		return false;
 	for (size_t i = 0; i < count; i++)
-		relevant_count += relevant(&rows[i], req->model);
+		if (relevant(&rows[i], req->model)) {
+			relevant_count++;
+			trips_seen += rows[i].trips;
+		}
 	free(rows);
+	decision->trips_seen = trips_seen;
 	if (relevant_count == 0)
 		return true;
 	ctx = (struct gate_ctx){ cfg, req, now, decision };
-	if (in_transaction(store, gate_body, &ctx, err))
+	if (in_transaction(store, gate_body, &ctx, err)) {
+		decision->trips_seen = trips_seen;
 		return true;
+	}
 	memset(decision, 0, sizeof(*decision));
 	return false;
 }
@@ -482,6 +489,22 @@ struct record_ctx {
 	struct record_outcome *out;
 };
 
+/* Did a breaker that applies trip after the run's gate read them?  Its
+ * success then says nothing about that trip: it never saw it (a trip
+ * another process recorded between this run's gate and its spawn). */
+static bool
+tripped_since_gate(const struct record_ctx *ctx, const struct breaker *rows, size_t count)
+{
+	long trips = 0;
+
+	if (!ctx->run->gated)
+		return false;
+	for (size_t i = 0; i < count; i++)
+		if (relevant(&rows[i], ctx->record.model))
+			trips += rows[i].trips;
+	return trips > ctx->run->trips_seen;
+}
+
 /* Finds key's row in rows, or starts a closed one. */
 static struct breaker
 find_or_new(const struct breaker *rows, size_t count, const struct breaker_key *key)
@@ -532,6 +555,8 @@ record_success_and_leases(struct store *store, struct record_ctx *ctx, struct br
 	const struct probe_lease *holder = ctx->run->holder;
 	double now = ctx->run->ended_at;
 
+	if (tripped_since_gate(ctx, rows, count))
+		succeeded = false;
 	for (size_t i = 0; i < count; i++) {
 		struct breaker *b = &rows[i];
 		const char *event = NULL;

@@ -133,6 +133,7 @@ struct gate_decision {
 	bool probe_busy;      /* blocked by another process's live probe lease */
 	double blocked_until; /* the reset, or the busy lease's expiry */
 	double until;         /* WAIT: blocked_until + jitter */
+	long trips_seen;      /* trips of the breakers that apply, as the gate read them */
 };
 
 /*
@@ -173,6 +174,8 @@ struct run_report {
 	const char *family, *model;   /* "" or NULL: the signal's */
 	const char *source;           /* "wrap" or "record" */
 	double started_at, ended_at;  /* ended_at is "now" for the breakers */
+	bool gated;                   /* the gate read the breakers before the spawn: */
+	long trips_seen;              /* their trips then (gate_decision.trips_seen) */
 	int exit_code;                /* -1 = unknown */
 	int term_signal;              /* 0 = none */
 	struct run_usage usage;       /* -1 fields = unknown */

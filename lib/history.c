@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "history.h"
-#include "store_backend.h"
 
 static const char *const filter_names[FILTER_KEYS] = {
 	[FILTER_REASON] = "reason", [FILTER_FAMILY] = "family", [FILTER_MODEL] = "model",
@@ -91,19 +90,6 @@ run_filter_add(struct run_filter *f, const char *spec, char *err, size_t errlen)
 		if (comma == NULL)
 			return true;
 	}
-}
-
-bool
-store_runs_each(struct store *store, const struct run_filter *f, run_row_cb cb, void *arg,
-    struct store_error *err)
-{
-	return store->ops->runs_each(store, f, cb, arg, err);
-}
-
-bool
-store_run_mark_recovered(struct store *store, long long id, long long by, struct store_error *err)
-{
-	return store->ops->run_mark_recovered(store, id, by, err);
 }
 
 static json_t *

@@ -42,8 +42,15 @@ const struct run_column run_columns[] = {
 	{ "pid", DB_INT, FIELD_LONG, AT(pid), 0, 0, 0 },
 	{ "pid_start_time", DB_INT, FIELD_LLONG, AT(pid_start_time), 0, 0, 0 },
 	{ "alive_until", DB_REAL, FIELD_REAL, AT(alive_until), 0, 0, 0 },
+	{ "uid", DB_TEXT, FIELD_CHARS, CHARS(uid), 0, COLUMN_ONCE },
 };
 const size_t run_columns_count = sizeof(run_columns) / sizeof(run_columns[0]);
+
+bool
+run_column_written(const struct run_column *c, bool update)
+{
+	return !(c->flags & (COLUMN_KEY | COLUMN_LATER)) && !(update && (c->flags & COLUMN_ONCE));
+}
 
 static void
 set_text(struct db_value *v, const char *s)
@@ -195,7 +202,7 @@ runs_insert_sql(const char *table, char mark, char *sql, size_t size)
 	for (size_t i = 0; i < run_columns_count; i++) {
 		char one[16];
 
-		if (run_columns[i].flags & (COLUMN_KEY | COLUMN_LATER))
+		if (!run_column_written(&run_columns[i], false))
 			continue;
 		snprintf(one, sizeof(one), "%s%c%d", n > 0 ? ", " : "", mark, n + 1);
 		strlcat(values, one, sizeof(values));
@@ -216,7 +223,7 @@ runs_update_sql(const char *table, char mark, char *sql, size_t size)
 
 	snprintf(sql, size, "UPDATE %s SET ", table);
 	for (size_t i = 0; i < run_columns_count; i++) {
-		if (run_columns[i].flags & (COLUMN_KEY | COLUMN_LATER))
+		if (!run_column_written(&run_columns[i], true))
 			continue;
 		snprintf(one, sizeof(one), "%s%s = %c%d", n > 0 ? ", " : "", run_columns[i].name, mark, n + 1);
 		strlcat(sql, one, size);
@@ -224,6 +231,28 @@ runs_update_sql(const char *table, char mark, char *sql, size_t size)
 	}
 	snprintf(one, sizeof(one), " WHERE id = %c%d", mark, n + 1);
 	return strlcat(sql, one, size) < size;
+}
+
+bool
+runs_merge_sql(const char *table, char mark, char *sql, size_t size)
+{
+	int n = 0;
+
+	if (!runs_insert_sql(table, mark, sql, size))
+		return false;
+	strlcat(sql, " ON CONFLICT (uid) DO UPDATE SET ", size);
+	for (size_t i = 0; i < run_columns_count; i++) {
+		if (!run_column_written(&run_columns[i], true))
+			continue;
+		if (n++ > 0)
+			strlcat(sql, ", ", size);
+		strlcat(sql, run_columns[i].name, size);
+		strlcat(sql, " = EXCLUDED.", size);
+		strlcat(sql, run_columns[i].name, size);
+	}
+	strlcat(sql, " WHERE ", size);
+	strlcat(sql, table, size);
+	return strlcat(sql, ".state IN ('running', 'lost')", size) < size;
 }
 
 bool

@@ -55,6 +55,10 @@ struct run_column {
 #define COLUMN_KEY      1u  /* the id: given by the backend, never written */
 #define COLUMN_NOT_NULL 2u  /* a number always written as it is */
 #define COLUMN_LATER    4u  /* not written by store_run_add() (recovered_by) */
+#define COLUMN_ONCE     8u  /* written when the row is inserted, never updated (uid) */
+
+/* Is c written by an INSERT (update false) or by the UPDATE that completes a row? */
+bool run_column_written(const struct run_column *c, bool update);
 
 extern const struct run_column run_columns[];
 extern const size_t run_columns_count;
@@ -78,6 +82,10 @@ bool runs_insert_sql(const char *table, char mark, char *sql, size_t size);
 /* "UPDATE <table> SET (written column) = ?1, ... WHERE id = ?N": the
  * written columns bound as for the INSERT, then the id. */
 bool runs_update_sql(const char *table, char mark, char *sql, size_t size);
+/* runs_insert_sql(), then "ON CONFLICT (uid) DO UPDATE" of a row still
+ * running (or given up as lost meanwhile): how a journal's run reaches the
+ * server at most once. */
+bool runs_merge_sql(const char *table, char mark, char *sql, size_t size);
 /* "SELECT every column FROM <table> WHERE 1=1". */
 bool runs_select_sql(const char *table, char *sql, size_t size);
 /*

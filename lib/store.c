@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "store.h"
+#include "journal.h"
 #include "store_backend.h"
 
 static const char *const state_names[] = { "closed", "open", "half-open" };
@@ -76,8 +77,11 @@ store_options_resolve(struct store_options *opts, const char *config_path,
 	if (n < 0 || (size_t)n >= sizeof(opts->path))
 		return set_error(err, STORE_ERR_OPEN, "state file path too long");
 	n = machine_file(opts->journal_path, sizeof(opts->journal_path));
-	if (n < 0 || (size_t)n >= sizeof(opts->journal_path))
+	if (n < 0 || (size_t)n >= sizeof(opts->journal_path) || strrchr(opts->journal_path, '/') == NULL)
 		opts->journal_path[0] = '\0';
+	else
+		strlcpy(strrchr(opts->journal_path, '/') + 1, "journal.db",
+		    sizeof(opts->journal_path) - (size_t)(strrchr(opts->journal_path, '/') + 1 - opts->journal_path));
 	return true;
 }
 
@@ -110,7 +114,7 @@ store_open(const struct store_options *opts, struct store **out, struct store_er
 	if (!store_is_server_url(opts->path))
 		return store_sqlite_ops.open(opts, out, err);
 #ifdef HAVE_LIBPQ
-	return store_pg_ops.open(opts, out, err);
+	return journal_open_server(opts, out, err);
 #else
 	return set_error(err, STORE_ERR_UNSUPPORTED, "PostgreSQL stores are not supported by this build "
 	    "(built without libpq)");
@@ -120,8 +124,11 @@ store_open(const struct store_options *opts, struct store **out, struct store_er
 void
 store_close(struct store *store)
 {
-	if (store != NULL)
-		store->ops->close(store);
+	if (store == NULL)
+		return;
+	if (store->journal != NULL)
+		store->journal->ops->close(store->journal);
+	store->ops->close(store);
 }
 
 const char *
@@ -142,133 +149,213 @@ store_schema_version(const struct store *store)
 	return store->version;
 }
 
+/* Where calls go: the store, or its journal while its server is away. */
+static struct store *
+target(struct store *store)
+{
+	return store->on_journal ? store->journal : store;
+}
+
+/*
+ * A call that failed because the server went away goes to the journal
+ * instead (journal.c).  Outside a transaction it is made again there at
+ * once (true); inside one the whole transaction must be, so the error
+ * becomes STORE_ERR_RETRY for the caller's loop (breaker.c).
+ */
+static bool
+again_on_journal(struct store *store, struct store_error *err)
+{
+	if (err->status != STORE_ERR_UNREACHABLE || store->on_journal || !journal_fail_over(store, err))
+		return false;
+	if (!store->in_transaction)
+		return true;
+	store->in_transaction = false;
+	err->status = STORE_ERR_RETRY;
+	return false;
+}
+
+/* Calls op on the target, and once more on the journal when the server went away. */
+#define ON_STORE(store, err, call) \
+	(target(store)->ops->call || (again_on_journal(store, err) && target(store)->ops->call))
+
 bool
 store_begin(struct store *store, struct store_error *err)
 {
-	return store->ops->begin(store, err);
+	store->in_transaction = ON_STORE(store, err, begin(target(store), err));
+	return store->in_transaction;
 }
 
 bool
 store_commit(struct store *store, struct store_error *err)
 {
-	return store->ops->commit(store, err);
+	bool ok = target(store)->ops->commit(target(store), err);
+
+	if (!ok)
+		again_on_journal(store, err);
+	store->in_transaction = false;
+	return ok;
 }
 
 void
 store_rollback(struct store *store)
 {
-	store->ops->rollback(store);
+	target(store)->ops->rollback(target(store));
+	store->in_transaction = false;
 }
 
 bool
 store_breakers_of(struct store *store, const char *account, const char *family,
     struct breaker **rows, size_t *count, struct store_error *err)
 {
-	return store->ops->breakers_of(store, account, family, rows, count, err);
+	return ON_STORE(store, err, breakers_of(target(store), account, family, rows, count, err));
 }
 
 bool
 store_breakers_all(struct store *store, struct breaker **rows, size_t *count, struct store_error *err)
 {
-	return store->ops->breakers_all(store, rows, count, err);
+	return ON_STORE(store, err, breakers_all(target(store), rows, count, err));
 }
 
 bool
 store_breaker_save(struct store *store, const struct breaker *b, struct store_error *err)
 {
-	return store->ops->breaker_save(store, b, err);
+	return ON_STORE(store, err, breaker_save(target(store), b, err));
 }
 
 bool
 store_history_add(struct store *store, const struct breaker *b, const char *event,
     long long run_id, double at, struct store_error *err)
 {
-	return store->ops->history_add(store, b, event, run_id, at, err);
+	return ON_STORE(store, err, history_add(target(store), b, event, run_id, at, err));
+}
+
+/* Every run gets its identity once, here, before any backend sees it. */
+static void
+give_uid(struct run_row *row)
+{
+	unsigned char bytes[16];
+
+	if (row->uid[0] != '\0')
+		return;
+	arc4random_buf(bytes, sizeof(bytes));
+	for (size_t i = 0; i < sizeof(bytes); i++)
+		snprintf(row->uid + 2 * i, 3, "%02x", bytes[i]);
 }
 
 bool
 store_run_add(struct store *store, const struct run_row *run, double now,
     long long *run_id, struct store_error *err)
 {
-	return store->ops->run_add(store, run, now, run_id, err);
+	struct run_row row = *run;
+
+	give_uid(&row);
+	/* A run the server started, completed after the server went away: a
+	 * journal row of its own, with the same identity, for the replay. */
+	if (store->on_journal && row.id != 0 && row.id == store->server_run_id) {
+		strlcpy(row.uid, store->server_run_uid, sizeof(row.uid));
+		row.id = 0;
+	}
+	return ON_STORE(store, err, run_add(target(store), &row, now, run_id, err));
+}
+
+bool
+store_run_start(struct store *store, const struct run_row *run, long long *run_id, struct store_error *err)
+{
+	struct run_row row = *run;
+	bool ok;
+
+	give_uid(&row);
+	ok = ON_STORE(store, err, run_start(target(store), &row, run_id, err));
+	if (ok && !store->on_journal) {
+		store->server_run_id = *run_id;
+		strlcpy(store->server_run_uid, row.uid, sizeof(store->server_run_uid));
+	}
+	return ok;
 }
 
 bool
 store_wait_add(struct store *store, const struct wait_record *wait, long long *wait_id,
     struct store_error *err)
 {
-	return store->ops->wait_add(store, wait, wait_id, err);
+	return ON_STORE(store, err, wait_add(target(store), wait, wait_id, err));
 }
 
 bool
 store_wait_end(struct store *store, long long wait_id, double ended_at, struct store_error *err)
 {
-	return store->ops->wait_end(store, wait_id, ended_at, err);
-}
-
-bool
-store_run_start(struct store *store, const struct run_row *run, long long *run_id, struct store_error *err)
-{
-	return store->ops->run_start(store, run, run_id, err);
+	return ON_STORE(store, err, wait_end(target(store), wait_id, ended_at, err));
 }
 
 bool
 store_run_renew(struct store *store, long long run_id, double alive_until, struct store_error *err)
 {
-	return store->ops->run_renew(store, run_id, alive_until, err);
+	return ON_STORE(store, err, run_renew(target(store), run_id, alive_until, err));
 }
 
 bool
 store_run_mark_lost(struct store *store, long long run_id, struct store_error *err)
 {
-	return store->ops->run_mark_lost(store, run_id, err);
+	return ON_STORE(store, err, run_mark_lost(target(store), run_id, err));
 }
 
 bool
 store_running(struct store *store, const char *account, const char *family,
     struct running_run **rows, size_t *count, struct store_error *err)
 {
-	return store->ops->running(store, account, family, rows, count, err);
+	return ON_STORE(store, err, running(target(store), account, family, rows, count, err));
 }
 
 bool
 store_ticket_add(struct store *store, const struct slot_ticket *ticket, long long *id,
     struct store_error *err)
 {
-	return store->ops->ticket_add(store, ticket, id, err);
+	return ON_STORE(store, err, ticket_add(target(store), ticket, id, err));
 }
 
 bool
 store_ticket_remove(struct store *store, long long id, struct store_error *err)
 {
-	return store->ops->ticket_remove(store, id, err);
+	return ON_STORE(store, err, ticket_remove(target(store), id, err));
 }
 
 bool
 store_ticket_renew(struct store *store, long long id, double alive_until, struct store_error *err)
 {
-	return store->ops->ticket_renew(store, id, alive_until, err);
+	return ON_STORE(store, err, ticket_renew(target(store), id, alive_until, err));
 }
 
 bool
 store_tickets(struct store *store, const char *account, const char *family,
     struct slot_ticket **rows, size_t *count, struct store_error *err)
 {
-	return store->ops->tickets(store, account, family, rows, count, err);
+	return ON_STORE(store, err, tickets(target(store), account, family, rows, count, err));
 }
 
 bool
 store_family_counts(struct store *store, double since, struct family_counts **rows,
     size_t *count, struct store_error *err)
 {
-	return store->ops->family_counts(store, since, rows, count, err);
+	return ON_STORE(store, err, family_counts(target(store), since, rows, count, err));
 }
 
 bool
 store_families_since(struct store *store, double since, struct family_counts **rows,
     size_t *count, struct store_error *err)
 {
-	if (store->ops->families_since == NULL)
-		return store->ops->family_counts(store, since, rows, count, err);
-	return store->ops->families_since(store, since, rows, count, err);
+	if (target(store)->ops->families_since == NULL)
+		return ON_STORE(store, err, family_counts(target(store), since, rows, count, err));
+	return ON_STORE(store, err, families_since(target(store), since, rows, count, err));
+}
+
+bool
+store_runs_each(struct store *store, const struct run_filter *f, run_row_cb cb, void *arg,
+    struct store_error *err)
+{
+	return ON_STORE(store, err, runs_each(target(store), f, cb, arg, err));
+}
+
+bool
+store_run_mark_recovered(struct store *store, long long id, long long by, struct store_error *err)
+{
+	return ON_STORE(store, err, run_mark_recovered(target(store), id, by, err));
 }

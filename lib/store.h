@@ -31,7 +31,7 @@
 struct store;
 
 /* The schema this build writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 #define STORE_BUSY_TIMEOUT_MS 5000
 
 enum store_status {
@@ -62,7 +62,7 @@ struct store_options {
 	char schema[64];             /* the schema the tables live in */
 	double connect_timeout;      /* seconds */
 	double statement_timeout;    /* seconds; also bounds the wait for any answer */
-	char journal_path[PATH_MAX]; /* the machine's own SQLite file, for outages */
+	char journal_path[PATH_MAX]; /* the machine's own SQLite journal (journal.db), for outages */
 };
 
 #define STORE_SCHEMA_DEFAULT "rlwrap"
@@ -121,6 +121,7 @@ struct run_row {
 	long pid;
 	long long pid_start_time;  /* /proc/<pid>/stat field 22 */
 	double alive_until;        /* its heartbeat: other hosts trust it until then */
+	char uid[40];              /* the run's identity everywhere (journal, server); "" = a new one */
 };
 
 /* One row of the waits table: a refusal or a wait, and for whom. */
@@ -168,6 +169,23 @@ void store_close(struct store *store);
 const char *store_path(const struct store *store);
 /* "sqlite" or "postgresql". */
 const char *store_backend_name(const struct store *store);
+
+/* A server store and its local journal (journal.h). */
+struct journal_state {
+	char server[PATH_MAX];     /* the server's URL (no password); "" = not a server store */
+	char path[PATH_MAX];       /* the journal file */
+	bool in_use;               /* the server could not be reached: calls go to the journal */
+	long pending_runs;         /* waiting to be replayed into the server */
+	long pending_breakers;
+	long replayed_runs;        /* replayed by this open */
+	long replayed_breakers;
+};
+bool store_journal_state(struct store *store, struct journal_state *out, struct store_error *err);
+/* Are calls going to a server's local journal (the server is away)? */
+bool store_on_journal(const struct store *store);
+/* What to say once, if anything ("" when nothing): the server went away and
+ * the journal took over.  Cleared by the call. */
+const char *store_take_notice(struct store *store, char *buf, size_t size);
 int store_schema_version(const struct store *store);
 
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK.  store_rollback() never fails. */

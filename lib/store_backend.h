@@ -59,6 +59,12 @@ struct store_ops {
 	    struct store_error *err);
 	bool (*run_mark_recovered)(struct store *store, long long id, long long by,
 	    struct store_error *err);
+	/* A run from a journal: inserted unless its uid is there already, and
+	 * then only completing a row still running or lost.  NULL: not a server. */
+	bool (*run_merge)(struct store *store, const struct run_row *run, struct store_error *err);
+	/* A journal after its replay: everything but the rows still running.
+	 * NULL: cannot be a journal. */
+	bool (*clear_replayed)(struct store *store, struct store_error *err);
 };
 
 /* The first member of every backend's handle. */
@@ -67,6 +73,16 @@ struct store {
 	char path[PATH_MAX];   /* shown to the user: never holds a password */
 	int version;
 	long keep_runs, keep_days;
+	bool in_transaction;   /* between store_begin() and its end (store.c) */
+	/* A server's local journal (journal.c): where calls go while on_journal. */
+	char journal_path[PATH_MAX];
+	struct store *journal;
+	bool on_journal;
+	char notice[512];      /* to say once: the server went away */
+	char server[PATH_MAX]; /* a journal opened in a server's place: that server; else "" */
+	long long server_run_id;   /* the last run this handle started on the server */
+	char server_run_uid[40];
+	long replayed_runs, replayed_breakers;   /* by the open, from the journal */
 };
 
 extern const struct store_ops store_sqlite_ops;

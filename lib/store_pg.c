@@ -99,7 +99,7 @@ pg_message(struct pg_store *pg, const char *raw, char *out, size_t size)
 	char *nl;
 
 	pg_scrub(raw != NULL && *raw != '\0' ? raw : "no answer", pg->password, out, size);
-	while ((nl = strchr(out, '\n')) != NULL)
+	while ((nl = strpbrk(out, "\n\t")) != NULL)
 		*nl = nl[1] == '\0' ? '\0' : ' ';
 }
 
@@ -283,6 +283,7 @@ static const char *const schema_runs_indexes[] = {
 	"CREATE INDEX IF NOT EXISTS runs_started_at ON runs (started_at)",
 	"CREATE INDEX IF NOT EXISTS runs_family_started_at ON runs (family, started_at)",
 	"CREATE INDEX IF NOT EXISTS runs_running ON runs (account, family) WHERE state = 'running'",
+	"CREATE UNIQUE INDEX IF NOT EXISTS runs_uid ON runs (uid)",
 };
 
 static const char *
@@ -328,6 +329,16 @@ pg_schema_migrate(struct pg_store *pg, struct store_error *err)
 	    "migrating the schema", err);
 }
 
+/* A server that answered and refused (a password, a database, a role) is
+ * not an outage; one that is starting or stopping is. */
+static enum store_status
+connect_status(const char *message)
+{
+	if (strstr(message, "FATAL:") == NULL || strstr(message, "the database system is") != NULL)
+		return STORE_ERR_UNREACHABLE;
+	return STORE_ERR_OPEN;
+}
+
 /* lib/ never prints: the server's notices are dropped, not sent to stderr. */
 static void
 drop_notice(void *arg, const char *message)
@@ -348,7 +359,8 @@ connect_server(struct pg_store *pg, const struct store_options *opts, const char
 	if (pg->conn == NULL)
 		return set_error(err, STORE_ERR_IO, "%s: out of memory", pg->base.path);
 	if (PQstatus(pg->conn) != CONNECTION_OK)
-		return pg_fail(pg, STORE_ERR_UNREACHABLE, "cannot connect", PQerrorMessage(pg->conn), err);
+		return pg_fail(pg, connect_status(PQerrorMessage(pg->conn)), "cannot connect",
+		    PQerrorMessage(pg->conn), err);
 	PQsetNoticeProcessor(pg->conn, drop_notice, NULL);
 	return true;
 }
@@ -703,7 +715,7 @@ write_run(struct pg_store *pg, const struct run_row *run, long long *run_id, str
 	if (!fits || strlcat(sql, " RETURNING id", sizeof(sql)) >= sizeof(sql))
 		return set_error(err, STORE_ERR_IO, "%s: the runs insert does not fit", pg->base.path);
 	for (size_t i = 0; i < run_columns_count && n + 1 < sizeof(v) / sizeof(v[0]); i++)
-		if (!(run_columns[i].flags & (COLUMN_KEY | COLUMN_LATER)))
+		if (run_column_written(&run_columns[i], run->id != 0))
 			run_column_value(run, &run_columns[i], &v[n++]);
 	if (run->id != 0)
 		v[n++] = (struct db_value){ .type = DB_INT, .i = run->id };
@@ -881,6 +893,21 @@ pg_run_mark_recovered(struct store *store, long long id, long long by, struct st
 	    "marking a run recovered", err);
 }
 
+static bool
+pg_run_merge(struct store *store, const struct run_row *run, struct store_error *err)
+{
+	struct db_value v[64];
+	char sql[4096];
+	size_t n = 0;
+
+	if (!runs_merge_sql("runs", '$', sql, sizeof(sql)))
+		return set_error(err, STORE_ERR_IO, "%s: the runs merge does not fit", store->path);
+	for (size_t i = 0; i < run_columns_count && n < sizeof(v) / sizeof(v[0]); i++)
+		if (run_column_written(&run_columns[i], false))
+			run_column_value(run, &run_columns[i], &v[n++]);
+	return pg_run(pg_of(store), sql, v, n, NULL, "replaying the journal's runs", err);
+}
+
 /* ---- running rows and the queue for slots -------------------------------- */
 
 static bool
@@ -1052,4 +1079,5 @@ const struct store_ops store_pg_ops = {
 	.families_since = pg_families_since,
 	.runs_each = pg_runs_each,
 	.run_mark_recovered = pg_run_mark_recovered,
+	.run_merge = pg_run_merge,
 };

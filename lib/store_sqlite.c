@@ -59,6 +59,10 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
 	" pid_start_time INTEGER, alive_until REAL NOT NULL);"
 	"ALTER TABLE waits ADD COLUMN host TEXT;"
 	"ALTER TABLE waits ADD COLUMN ended_at REAL;",
+	/* 3 -> 4: a run's identity, the same in a server's local journal and on
+	 * the server, so that a replay never records a run twice (the server's
+	 * unique index sees to that; a file needs none). */
+	"ALTER TABLE runs ADD COLUMN uid TEXT;",
 };
 
 static bool sqlite_begin(struct store *store, struct store_error *err);
@@ -635,7 +639,7 @@ sqlite_write_run(struct store *store, const struct run_row *run, long long *run_
 	if ((rc = sqlite3_prepare_v2(db_of(store), sql, -1, &st, NULL)) != SQLITE_OK)
 		return db_error(err, store->path, db_of(store), rc, "recording the run");
 	for (size_t i = 0; i < run_columns_count; i++) {
-		if (run_columns[i].flags & (COLUMN_KEY | COLUMN_LATER))
+		if (!run_column_written(&run_columns[i], run->id != 0))
 			continue;
 		run_column_value(run, &run_columns[i], &v);
 		bind_value(st, ++n, &v);
@@ -823,6 +827,13 @@ sqlite_run_mark_recovered(struct store *store, long long id, long long by, struc
 	return rc == SQLITE_DONE || db_error(err, store->path, db_of(store), rc, "marking a run recovered");
 }
 
+static bool
+sqlite_clear_replayed(struct store *store, struct store_error *err)
+{
+	return exec_sql(store, "DELETE FROM breakers; DELETE FROM breaker_history; DELETE FROM waits;"
+	    " DELETE FROM runs WHERE coalesce(state, '') <> 'running'", "clearing the replayed journal", err);
+}
+
 const struct store_ops store_sqlite_ops = {
 	.name = "sqlite",
 	.open = sqlite_open,
@@ -849,4 +860,5 @@ const struct store_ops store_sqlite_ops = {
 	.families_since = sqlite_families_since,
 	.runs_each = sqlite_runs_each,
 	.run_mark_recovered = sqlite_run_mark_recovered,
+	.clear_replayed = sqlite_clear_replayed,
 };

@@ -144,12 +144,12 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 	local now=$T0 want=(41 3600 7200 14400) w reset
 	for w in "${want[@]}"; do
 		RLWRAP_TEST_NOW=$now FAKE_STREAM=daily exits 0 "$RLWRAP" -q -- claude
-		reset=$(sqlite3 "$RLWRAP_DB" "select cast(resets_at as int) from breakers where family='claude'")
+		reset=$(db "select cast(resets_at as int) from breakers where family='claude'")
 		[ "$((reset - now))" = "$w" ] || [ "$((reset - now))" = "$((w + 1))" ] ||
 			fail "open for $((reset - now))s, want $w"
 		now=$((reset + 1))
 	done
-	assert_equal "$(sqlite3 "$RLWRAP_DB" "select reset_source from breakers where family='claude'")" default
+	assert_equal "$(db "select reset_source from breakers where family='claude'")" default
 }
 
 @test "the overage false positive never trips" {

@@ -16,7 +16,13 @@ setup() {
 	assert_output "no open breakers"
 	run "$RLWRAP" status --json
 	assert_success
-	assert_equal "$(echo "$output" | jq -c 'keys')" '["breakers","now","running","runs_24h","store","waiting"]'
+	assert_equal "$(echo "$output" | jq -c 'keys')" \
+		'["backend","breakers","journal","now","running","runs_24h","store","waiting"]'
+	if on_postgresql; then
+		echo "$output" | jq -e '.backend == "postgresql" and .journal.in_use == false and .journal.pending_runs == 0'
+	else
+		echo "$output" | jq -e '.backend == "sqlite" and .journal == null'
+	fi
 	assert_equal "$(echo "$output" | jq -r .now)" "$NOW"
 	on_postgresql || [ "$(stat -c %a "$RLWRAP_DB")" = 600 ]
 }

@@ -1,0 +1,256 @@
+/* journal.c: a server store's local journal: failing over to it, and replaying it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "journal.h"
+#include "store_backend.h"
+#include "store_pg.h"
+
+/* How often a replay the server rolled back (a deadlock) is tried again. */
+#define REPLAY_ATTEMPTS 8
+
+static bool
+open_journal(const char *path, struct store **out, struct store_error *err)
+{
+	struct store_options opts = { .busy_timeout_ms = STORE_BUSY_TIMEOUT_MS };
+
+	strlcpy(opts.path, path, sizeof(opts.path));
+	return store_sqlite_ops.open(&opts, out, err);
+}
+
+/* The breaker to keep of a server's row and a journal's: the later reset
+ * wins with its state and reason, counters never go back. */
+static struct breaker
+merged(const struct breaker *server, const struct breaker *journal)
+{
+	struct breaker m = journal->resets_at > server->resets_at ? *journal : *server;
+
+	m.trips = server->trips > journal->trips ? server->trips : journal->trips;
+	m.consecutive_unknown = server->consecutive_unknown > journal->consecutive_unknown ?
+	    server->consecutive_unknown : journal->consecutive_unknown;
+	m.last_trip_at = server->last_trip_at > journal->last_trip_at ? server->last_trip_at : journal->last_trip_at;
+	m.updated_at = server->updated_at > journal->updated_at ? server->updated_at : journal->updated_at;
+	if (journal->resets_at > server->resets_at)
+		memset(&m.lease, 0, sizeof(m.lease));
+	return m;
+}
+
+static bool
+merge_breaker(struct store *server, const struct breaker *jb, struct store_error *err)
+{
+	struct breaker *rows, m = *jb;
+	size_t count;
+	bool ok;
+
+	if (!server->ops->breakers_of(server, jb->key.account, jb->key.family, &rows, &count, err))
+		return false;
+	for (size_t i = 0; i < count; i++)
+		if (strcmp(rows[i].key.scope, jb->key.scope) == 0)
+			m = merged(&rows[i], jb);
+	free(rows);
+	if (m.lease.pid != 0 && strcmp(m.lease.host, jb->lease.host) == 0 && m.lease.pid == jb->lease.pid)
+		memset(&m.lease, 0, sizeof(m.lease));
+	ok = server->ops->breaker_save(server, &m, err) &&
+	    server->ops->history_add(server, &m, "replay", 0, m.updated_at, err);
+	return ok;
+}
+
+struct replay {
+	struct store *server;
+	struct store_error *err;
+	long runs;
+	bool ok;
+};
+
+/* Runs still running on this machine stay in the journal: their wrapper
+ * completes them there, and a later replay carries them. */
+static bool
+replay_run(const struct run_row *row, void *arg)
+{
+	struct replay *r = arg;
+
+	if (strcmp(row->state, "running") == 0 || row->uid[0] == '\0')
+		return true;
+	r->ok = r->server->ops->run_merge(r->server, row, r->err);
+	r->runs += r->ok;
+	return r->ok;
+}
+
+/* One attempt: the journal's breakers and runs into the server, in one
+ * transaction of the server's. */
+static bool
+replay_once(struct store *server, struct store *journal, long *runs, long *breakers, struct store_error *err)
+{
+	struct replay r = { .server = server, .err = err, .ok = true };
+	struct run_filter all;
+	struct breaker *rows;
+	size_t count;
+	bool ok;
+
+	if (!journal->ops->breakers_all(journal, &rows, &count, err))
+		return false;
+	if (!server->ops->begin(server, err)) {
+		free(rows);
+		return false;
+	}
+	server->in_transaction = true;
+	ok = true;
+	for (size_t i = 0; ok && i < count; i++)
+		ok = merge_breaker(server, &rows[i], err);
+	free(rows);
+	run_filter_init(&all);
+	ok = ok && journal->ops->runs_each(journal, &all, replay_run, &r, err) && r.ok;
+	server->in_transaction = false;
+	if (!ok) {
+		server->ops->rollback(server);
+		return false;
+	}
+	*runs = r.runs;
+	*breakers = (long)count;
+	return server->ops->commit(server, err);
+}
+
+/*
+ * The journal, when there is one, into the server, then cleared; the
+ * journal is locked throughout (BEGIN IMMEDIATE), so that two rlwrap on
+ * this machine never replay it both.  A failure leaves it for the next.
+ */
+static bool
+replay(struct store *server, struct store_error *err)
+{
+	struct store *journal;
+	struct stat st;
+	bool ok = false;
+
+	if (server->journal_path[0] == '\0' || stat(server->journal_path, &st) != 0 || st.st_size == 0)
+		return true;
+	if (!open_journal(server->journal_path, &journal, err))
+		return false;
+	if (journal->ops->begin(journal, err)) {
+		for (int attempt = 1; !ok && attempt <= REPLAY_ATTEMPTS; attempt++) {
+			ok = replay_once(server, journal, &server->replayed_runs, &server->replayed_breakers, err);
+			if (!ok && err->status != STORE_ERR_RETRY)
+				break;
+		}
+		ok = ok && journal->ops->clear_replayed(journal, err) && journal->ops->commit(journal, err);
+		if (!ok)
+			journal->ops->rollback(journal);
+	}
+	journal->ops->close(journal);
+	return ok;
+}
+
+bool
+journal_open_server(const struct store_options *opts, struct store **out, struct store_error *err)
+{
+#ifdef HAVE_LIBPQ
+	struct store_error replay_err;
+
+	if (store_pg_ops.open(opts, out, err)) {
+		strlcpy((*out)->journal_path, opts->journal_path, sizeof((*out)->journal_path));
+		if (!opts->read_only && !replay(*out, &replay_err))
+			snprintf((*out)->notice, sizeof((*out)->notice), "the local journal %.200s could not be "
+			    "replayed yet: %.250s", opts->journal_path, replay_err.message);
+		return true;
+	}
+	if (err->status != STORE_ERR_UNREACHABLE || opts->journal_path[0] == '\0' || opts->read_only)
+		return false;
+	{
+		struct store_error journal_err;
+		char why[512];
+
+		strlcpy(why, err->message, sizeof(why));
+		if (!open_journal(opts->journal_path, out, &journal_err))
+			return false;
+		strlcpy((*out)->journal_path, opts->journal_path, sizeof((*out)->journal_path));
+		(*out)->on_journal = false;
+		snprintf((*out)->notice, sizeof((*out)->notice), "%.200s; recording in the local journal "
+		    "%.200s until the server answers again", why, opts->journal_path);
+		/* What status shows: the server this journal stands in for. */
+		pg_display_url(opts->path, (*out)->server, sizeof((*out)->server));
+		err->status = STORE_OK;
+		return true;
+	}
+#else
+	return set_error(err, STORE_ERR_UNSUPPORTED, "PostgreSQL stores are not supported by this build");
+#endif
+}
+
+bool
+journal_fail_over(struct store *store, struct store_error *err)
+{
+	struct store_error journal_err;
+	char why[512];
+
+	if (store->journal_path[0] == '\0' || store->ops->run_merge == NULL)
+		return false;
+	strlcpy(why, err->message, sizeof(why));
+	if (store->journal == NULL && !open_journal(store->journal_path, &store->journal, &journal_err))
+		return false;
+	store->on_journal = true;
+	snprintf(store->notice, sizeof(store->notice), "%.200s; recording in the local journal %.200s "
+	    "until the server answers again", why, store->journal_path);
+	return true;
+}
+
+static bool
+count_pending(const struct run_row *row, void *arg)
+{
+	long *runs = arg;
+
+	*runs += strcmp(row->state, "running") != 0;
+	return true;
+}
+
+bool
+store_journal_state(struct store *store, struct journal_state *out, struct store_error *err)
+{
+	struct store *journal = NULL;
+	struct run_filter all;
+	struct breaker *rows;
+	struct stat st;
+	size_t count;
+	bool ok;
+
+	memset(out, 0, sizeof(*out));
+	strlcpy(out->server, store->server[0] != '\0' ? store->server :
+	    store->ops->run_merge != NULL ? store->path : "", sizeof(out->server));
+	if (out->server[0] == '\0')
+		return true;
+	strlcpy(out->path, store->journal_path, sizeof(out->path));
+	out->in_use = store->on_journal || store->server[0] != '\0';
+	out->replayed_runs = store->replayed_runs;
+	out->replayed_breakers = store->replayed_breakers;
+	if (out->path[0] == '\0' || stat(out->path, &st) != 0)
+		return true;
+	journal = store->server[0] != '\0' ? store : store->journal;
+	if (journal == NULL && !open_journal(out->path, &journal, err))
+		return false;
+	run_filter_init(&all);
+	ok = journal->ops->breakers_all(journal, &rows, &count, err) &&
+	    journal->ops->runs_each(journal, &all, count_pending, &out->pending_runs, err);
+	if (ok) {
+		out->pending_breakers = (long)count;
+		free(rows);
+	}
+	if (journal != store && journal != store->journal)
+		journal->ops->close(journal);
+	return ok;
+}
+
+bool
+store_on_journal(const struct store *store)
+{
+	return store->on_journal || store->server[0] != '\0';
+}
+
+const char *
+store_take_notice(struct store *store, char *buf, size_t size)
+{
+	strlcpy(buf, store->notice, size);
+	store->notice[0] = '\0';
+	return buf;
+}

@@ -1,0 +1,26 @@
+/*
+ * journal.h: a server store's local journal (docs/design.md section 6).
+ * When the PostgreSQL server cannot be reached, the machine's own SQLite
+ * file journal.db (next to state.db) takes the runs, trips and waits, so
+ * that its trips still refuse this machine's spawns; the next rlwrap that
+ * reaches the server replays it there (resets max-merged, runs by their
+ * uid, never twice) and clears it.
+ *
+ * Ownership: as store.h.  The journal a server store fails over to is
+ * owned by it and closed by store_close().
+ */
+#ifndef RLWRAP_JOURNAL_H
+#define RLWRAP_JOURNAL_H
+
+#include <stdbool.h>
+
+#include "store.h"
+
+/* Opens the server of opts (replaying a waiting journal into it), or, when
+ * it cannot be reached, the journal in its place (store_notice() says so). */
+bool journal_open_server(const struct store_options *opts, struct store **out, struct store_error *err);
+/* The server of store went away mid-way: its calls go to the journal from
+ * now on.  False (err kept) when there is no journal to go to. */
+bool journal_fail_over(struct store *store, struct store_error *err);
+
+#endif
