@@ -1,0 +1,100 @@
+#!/bin/bash
+# The PostgreSQL store against the SQLite file, in the same run: start-up
+# (a run let through: gate plus run record) and refusal (exit 75) as
+# medians of whole processes, SQLite file vs a server on loopback TCP; then
+# WORKERS wrappers (default 64) on the server for DURATION seconds (default
+# 60): runs per second, and the runs started that the history lacks (goal 0).
+# The server is a throwaway one (tests/pg-server) unless RLWRAP_BENCH_PG
+# names one.
+#   bench/pg.sh [RUNS]            (WORKERS, DURATION, RLWRAP, BENCH_DIR override)
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+top=$(cd "$(dirname "$0")/.." && pwd)
+runs=${1:-100}
+WORKERS=${WORKERS:-64}
+DURATION=${DURATION:-60}
+TRUE=$(command -v true)
+if [[ $TRUE != /* ]]; then TRUE=/bin/true; fi
+dir=$(mktemp -d "$BENCH_DIR/pg.XXXXXX")
+chmod 755 "$dir"
+if [ -z "${RLWRAP_BENCH_PG:-}" ]; then
+	"$top/tests/pg-server" start "$dir/server" > /dev/null
+	trap '"$top/tests/pg-server" stop "$dir/server"; rm -rf "$dir"' EXIT
+	RLWRAP_BENCH_PG=$("$top/tests/pg-server" tcp-url "$dir/server")
+else
+	trap 'rm -rf "$dir"' EXIT
+fi
+export HOME=$dir RLWRAP_CONFIG=$dir/config RLWRAP_SCHEMA=bench_$$
+unset RLWRAP_TEST_NOW RLWRAP_ACCOUNT CLAUDE_CONFIG_DIR
+printf '[store]\nkeep_runs = 0\nkeep_days = 0\n' > "$RLWRAP_CONFIG"
+
+# median_ms WANT_STATUS command...: the median wall time in ms of RUNS runs,
+# each of which must end with WANT_STATUS.
+median_ms() {
+	local want=$1 i t0 t1 rc
+	shift
+	for i in $(seq "$runs"); do
+		t0=$(now_ns)
+		rc=0
+		"$@" >/dev/null 2>&1 || rc=$?
+		t1=$(now_ns)
+		[ "$rc" -eq "$want" ] || { echo "bench: $* exited $rc, not $want" >&2; exit 1; }
+		echo $(((t1 - t0) / 1000))
+	done | median | awk '{ print $1 / 1000 }'
+}
+
+# pass_and_refuse DB: "PASS_MS REFUSE_MS" on the store DB.
+pass_and_refuse() {
+	export RLWRAP_DB=$1
+	"$RLWRAP" status > /dev/null
+	local pass refuse
+	pass=$(median_ms 0 "$RLWRAP" -f claude -- "$TRUE")
+	"$RLWRAP" trip --for 1h claude > /dev/null
+	refuse=$(median_ms 75 "$RLWRAP" -f claude -- "$TRUE")
+	"$RLWRAP" reset claude > /dev/null
+	echo "$pass $refuse"
+}
+
+echo "pg: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); server on loopback TCP"
+read -r s_pass s_refuse < <(pass_and_refuse "$dir/state.db")
+read -r p_pass p_refuse < <(pass_and_refuse "$RLWRAP_BENCH_PG")
+awk -v sp="$s_pass" -v sr="$s_refuse" -v pp="$p_pass" -v pr="$p_refuse" -v n="$runs" 'BEGIN {
+	printf "let through (gate + record), SQLite file:  %.3f ms (median of %d)\n", sp, n
+	printf "let through (gate + record), PostgreSQL:   %.3f ms\n", pp
+	printf "refused (75), SQLite file:                 %.3f ms\n", sr
+	printf "refused (75), PostgreSQL:                  %.3f ms (goal: under 5 ms)\n", pr
+}'
+
+# WORKERS wrappers on the server, successes and usage limits, all --force.
+export RLWRAP_DB=$RLWRAP_BENCH_PG
+PATH=$top/fixtures/bin:$PATH
+printf '%s\n' \
+	'{"type":"system","subtype":"init","model":"claude-opus-4-6","session_id":"s"}' \
+	'{"type":"assistant","message":{"model":"claude-opus-4-6","role":"assistant","content":[{"type":"text","text":"done"}]}}' \
+	'{"type":"result","subtype":"success","is_error":false,"result":"done"}' > "$dir/success.jsonl"
+worker() {
+	local w=$1 end=$2 j=0 rc odd=0
+	while [ "$EPOCHSECONDS" -lt "$end" ]; do
+		j=$((j + 1))
+		rc=0
+		FAKE_STREAM=$dir/success.jsonl FAKE_EXIT=$((j % 2)) "$RLWRAP" -q --force -- claude -p "w$w-$j" \
+			> /dev/null 2>> "$dir/err.$w" || rc=$?
+		[ "$rc" -eq $((j % 2)) ] || odd=$((odd + 1))
+	done
+	echo "$j $odd" > "$dir/count.$w"
+}
+t0=$(now_ns)
+end=$((EPOCHSECONDS + DURATION))
+for w in $(seq 1 "$WORKERS"); do worker "$w" "$end" & done
+wait
+secs=$(awk -v a="$t0" -v b="$(now_ns)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
+read -r started odd < <(cat "$dir"/count.* | awk '{ s += $1; x += $2 } END { print s, x }')
+recorded=$(psql -qAtX -d "$RLWRAP_BENCH_PG" -c \
+	"SELECT count(DISTINCT argv) FROM $RLWRAP_SCHEMA.runs WHERE argv LIKE '%\"w%'")
+errlines=$(cat "$dir"/err.* | wc -l)
+lost=$((started - recorded))
+echo "$WORKERS wrappers for ${secs}s: $started runs, $(awk -v n="$started" -v s="$secs" 'BEGIN { printf "%.0f", n / s }') runs/s;" \
+	"lost rows: $lost; wrong exit statuses: $odd; stderr lines: $errlines"
+printf 'RESULT pg sqlite_pass_ms=%s pg_pass_ms=%s sqlite_refuse_ms=%s pg_refuse_ms=%s runs_per_s=%s lost=%s\n' \
+	"$s_pass" "$p_pass" "$s_refuse" "$p_refuse" "$(awk -v n="$started" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')" "$lost"
+[ "$lost" -eq 0 ] && [ "$odd" -eq 0 ] && [ "$errlines" -eq 0 ]
