@@ -116,8 +116,11 @@ start_tui() {
 	tm send-keys C-z
 	wait_screen 'Stopped +.*rlwrap -- tui'
 	screen_restored
+	# Resized while stopped: the agent gets the new size when it runs again.
+	tm resize-window -x 90 -y 20
 	type_line 'fg'
 	wait_screen '^tui: resumed'
+	wait_screen '^tui: size 20 90'
 	[ "$(pane '#{alternate_on}')" = 1 ] || fail "not back on the alternate screen"
 	tm send-keys x
 	wait_screen '^tui: key x'
