@@ -169,10 +169,10 @@ print_store(const struct journal_state *j, json_t *out, bool text)
 	    "pending_breakers", (json_int_t)j->pending_breakers, "replayed_runs", (json_int_t)j->replayed_runs,
 	    "replayed_breakers", (json_int_t)j->replayed_breakers));
 	if (text) {
+		/* The server itself goes unsaid (--json names it): only when what
+		 * was read is not simply the server. */
 		if (j->in_use)
 			print_visible("store: %s did not answer; read the local journal %s", j->server, j->path);
-		else
-			print_visible("store: %s", j->server);
 		if (j->replayed_runs > 0 || j->replayed_breakers > 0)
 			printf("journal: replayed %ld run%s and %ld breaker%s into the server\n", j->replayed_runs,
 			    j->replayed_runs == 1 ? "" : "s", j->replayed_breakers, j->replayed_breakers == 1 ? "" : "s");

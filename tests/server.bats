@@ -21,6 +21,12 @@ tcp_url() {
 	echo "postgresql://fleet:fleet-secret@127.0.0.1:$port/postgres"
 }
 
+@test "--version lists the backends this build has" {
+	run "$RLWRAP" --version
+	assert_success
+	assert_line "store backends: sqlite, postgresql"
+}
+
 @test "RLWRAP_DB=postgresql:// and postgres:// select the server; tables in their own schema" {
 	run "$RLWRAP" trip --for 1h claude
 	assert_success
