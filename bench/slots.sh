@@ -17,7 +17,9 @@ TRUE=$(command -v true)
 dir=$BENCH_DIR/slots
 rm -rf "$dir"
 mkdir -p "$dir"
-export RLWRAP_DB=$dir/state.db HOME=$dir XDG_STATE_HOME=$dir XDG_CONFIG_HOME=$dir
+# SLOTS_DB=postgresql://... measures that store instead (waiters told by
+# LISTEN/NOTIFY there, where SQLite's poll).
+export RLWRAP_DB=${SLOTS_DB:-$dir/state.db} HOME=$dir XDG_STATE_HOME=$dir XDG_CONFIG_HOME=$dir
 printf '' > "$dir/none.conf"
 printf '[family.claude]\nmax_concurrent = 1000\n' > "$dir/free.conf"
 printf '[family.claude]\nmax_concurrent = 1\n' > "$dir/one.conf"
@@ -63,7 +65,9 @@ hand=$(median < "$dir/handover.ms")
 worst=$(sort -n "$dir/handover.ms" | tail -1)
 
 awk -v t="$t" -v none="$none" -v free="$free" -v base="$base" -v n="$runs" -v hand="$hand" \
-    -v worst="$worst" -v r="$rounds" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" 'BEGIN {
+    -v worst="$worst" -v r="$rounds" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" \
+    -v store="$(case $RLWRAP_DB in postgres*) echo PostgreSQL;; *) echo SQLite;; esac)" 'BEGIN {
+	printf "store:                               %s\n", store
 	printf "load average:                        %s\n", load
 	printf "true:                                %.3f ms (median of %d)\n", t, n
 	if (base >= 0)

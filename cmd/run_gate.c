@@ -371,6 +371,24 @@ check_gate(void *arg, double now, struct wait_reason *r)
 	return rc;
 }
 
+/* A store that can tell (PostgreSQL) wakes a waiter for a slot as soon as
+ * one may have freed; it still looks every poll interval besides. */
+static bool
+await_slot(void *arg, double secs)
+{
+	struct gate *g = arg;
+	struct store_error error;
+	bool told;
+
+	if (g->b->store == NULL)
+		return true;
+	if (!store_await_slot(g->b->store, secs, &told, &error)) {
+		store_trouble(g->b, &error);
+		return true;
+	}
+	return told;
+}
+
 /* Whatever way the wait ended: our ticket back, the waits row's end. */
 static void
 gate_done(struct gate *g)
@@ -407,6 +425,8 @@ gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct 
 	int rc;
 
 	snprintf(who, sizeof(who), "%s (account %s)", id->family, id->account);
+	if (b->store != NULL && store_tells_slots(b->store))
+		w.await = await_slot;
 	if (getcwd(g.cwd, sizeof(g.cwd)) == NULL)
 		g.cwd[0] = '\0';
 	b->probing = false;

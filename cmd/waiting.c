@@ -205,7 +205,12 @@ wait_loop_run(const struct wait_loop *w, struct wait_reason *r)
 			shown = *r;
 		}
 		view_tick(&view, r, now);
-		if ((signo = nap(&ws, next_step(w, &view, r, now))) != 0)
+		if (w->await != NULL && r->until <= 0) {
+			if (w->await(w->arg, next_step(w, &view, r, now)))
+				r->next_check = 0;
+			if ((signo = nap(&ws, 0)) != 0)
+				rc = 128 + signo;
+		} else if ((signo = nap(&ws, next_step(w, &view, r, now))) != 0)
 			rc = 128 + signo;
 	}
 	view_end(&view);

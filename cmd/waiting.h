@@ -44,6 +44,10 @@ struct wait_loop {
 	double budget_end;
 	/* WAIT_GO, WAIT_MORE (r updated), or an exit status >= 0 to end with. */
 	int (*check)(void *arg, double now, struct wait_reason *r);
+	/* Optional, for a wait of unknown end: sleeps up to secs in place of
+	 * the nap, true when told to look again at once (a slot may have
+	 * freed).  Signals are then taken after it, so it must not sleep long. */
+	bool (*await)(void *arg, double secs);
 	void *arg;
 };
 

@@ -332,6 +332,18 @@ store_tickets(struct store *store, const char *account, const char *family,
 }
 
 bool
+store_tells_slots(const struct store *store)
+{
+	return store->ops->slot_await != NULL;
+}
+
+bool
+store_await_slot(struct store *store, double secs, bool *told, struct store_error *err)
+{
+	return store->ops->slot_await(store, secs, told, err);
+}
+
+bool
 store_family_counts(struct store *store, double since, struct family_counts **rows,
     size_t *count, struct store_error *err)
 {

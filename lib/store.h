@@ -266,5 +266,11 @@ bool store_ticket_renew(struct store *store, long long id, double alive_until, s
  * queue order.  *rows is NULL when none. */
 bool store_tickets(struct store *store, const char *account, const char *family,
     struct slot_ticket **rows, size_t *count, struct store_error *err);
+/* Whether this backend can tell a waiter that a slot may have freed (the
+ * PostgreSQL one: LISTEN/NOTIFY); without it waiters poll. */
+bool store_tells_slots(const struct store *store);
+/* Sleeps up to secs, or less when told (*told) that a run of any key ended
+ * or a place in a queue was given up.  Only when store_tells_slots(). */
+bool store_await_slot(struct store *store, double secs, bool *told, struct store_error *err);
 
 #endif

@@ -50,6 +50,9 @@ struct store_ops {
 	bool (*ticket_renew)(struct store *store, long long id, double alive_until, struct store_error *err);
 	bool (*tickets)(struct store *store, const char *account, const char *family,
 	    struct slot_ticket **rows, size_t *count, struct store_error *err);
+	/* Optional (NULL: the backend cannot tell, waiters poll): sleeps up to
+	 * secs or until another process says a slot may have freed. */
+	bool (*slot_await)(struct store *store, double secs, bool *told, struct store_error *err);
 	bool (*family_counts)(struct store *store, double since, struct family_counts **rows,
 	    size_t *count, struct store_error *err);
 	/* As store_families_since(); NULL: family_counts stands in. */

@@ -28,6 +28,7 @@ struct pg_store {
 	PGconn *conn;
 	bool in_tx;
 	bool dead;                 /* lost or timed out: every call fails at once */
+	bool listening;            /* LISTEN on the slot channel (a waiter for a slot) */
 	double timeout;            /* seconds: statement_timeout, and the client's wait */
 	char schema[64];
 	char password[256];        /* scrubbed from every message */
@@ -747,11 +748,65 @@ prune(struct pg_store *pg, long long last_run_id, double now, struct store_error
 	return true;
 }
 
+/*
+ * Waiters for a slot are told, not left to poll: whatever may free one (a
+ * running row completed or lost, a place in a queue given up) notifies the
+ * channel, with the schema as payload (one channel per database); inside
+ * a transaction the notice goes out at its commit.  Waiters still look every
+ * poll interval, for the holders that die without a word.
+ */
+#define SLOT_CHANNEL "rlwrap_slot"
+
+static bool
+slot_maybe_freed(struct pg_store *pg, struct store_error *err)
+{
+	struct db_value schema = text_value(pg->schema);
+
+	return pg_run(pg, "SELECT pg_notify('" SLOT_CHANNEL "', $1)", &schema, 1, NULL,
+	    "telling the waiters for a slot", err);
+}
+
+/* The notices already in: whether one was for this schema. */
+static bool
+drain_notices(struct pg_store *pg)
+{
+	PGnotify *n;
+	bool told = false;
+
+	while ((n = PQnotifies(pg->conn)) != NULL) {
+		told = told || strcmp(n->extra, pg->schema) == 0;
+		PQfreemem(n);
+	}
+	return told;
+}
+
+static bool
+pg_slot_await(struct store *store, double secs, bool *told, struct store_error *err)
+{
+	struct pg_store *pg = pg_of(store);
+	struct pollfd pfd;
+
+	*told = false;
+	if (!pg->listening && !pg_exec(pg, "LISTEN " SLOT_CHANNEL, "waiting for a slot", err))
+		return false;
+	pg->listening = true;
+	if ((*told = drain_notices(pg)))
+		return true;
+	pfd = (struct pollfd){ .fd = PQsocket(pg->conn), .events = POLLIN };
+	if (poll(&pfd, 1, secs > 0 ? (int)ceil(secs * 1000) : 0) > 0 && !PQconsumeInput(pg->conn)) {
+		pg->dead = true;
+		return pg_fail(pg, STORE_ERR_UNREACHABLE, "waiting for a slot", PQerrorMessage(pg->conn), err);
+	}
+	*told = drain_notices(pg);
+	return true;
+}
+
 static bool
 pg_run_add(struct store *store, const struct run_row *run, double now,
     long long *run_id, struct store_error *err)
 {
-	return write_run(pg_of(store), run, run_id, err) && prune(pg_of(store), *run_id, now, err);
+	return write_run(pg_of(store), run, run_id, err) && prune(pg_of(store), *run_id, now, err) &&
+	    (run->id == 0 || slot_maybe_freed(pg_of(store), err));
 }
 
 static bool
@@ -930,7 +985,7 @@ static bool
 pg_run_mark_lost(struct store *store, long long run_id, struct store_error *err)
 {
 	return update_by_id(store, "UPDATE runs SET state = 'lost' WHERE id = $1 AND state = 'running'",
-	    run_id, false, 0, "marking a run lost", err);
+	    run_id, false, 0, "marking a run lost", err) && slot_maybe_freed(pg_of(store), err);
 }
 
 static void
@@ -1010,7 +1065,7 @@ static bool
 pg_ticket_remove(struct store *store, long long id, struct store_error *err)
 {
 	return update_by_id(store, "DELETE FROM slot_queue WHERE id = $1", id, false, 0,
-	    "leaving the queue for a slot", err);
+	    "leaving the queue for a slot", err) && slot_maybe_freed(pg_of(store), err);
 }
 
 static bool
@@ -1075,6 +1130,7 @@ const struct store_ops store_pg_ops = {
 	.ticket_remove = pg_ticket_remove,
 	.ticket_renew = pg_ticket_renew,
 	.tickets = pg_tickets,
+	.slot_await = pg_slot_await,
 	.family_counts = pg_family_counts,
 	.families_since = pg_families_since,
 	.runs_each = pg_runs_each,
