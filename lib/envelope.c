@@ -329,6 +329,7 @@ status_context(const char *s, size_t len, size_t i)
 {
 	static const char *const before[] = {
 		"status", "error code", "api error", "error", "http", "code", "(", "http/1.1", "http/2",
+		"exhausted",   /* google.api_core.exceptions.ResourceExhausted: 429 ... */
 	};
 	static const char *const after[] = {
 		" too many", " unauthorized", " payment required", " forbidden", " not found",

@@ -361,6 +361,24 @@ reason_matches(const struct evidence *ev, enum reason r)
 	return markers_match(ev, r) || status_reason(ev->http_status) == r;
 }
 
+/* Words of a short window beside "exceeded your current quota".  The SDK's
+ * class name (openai.error.RateLimitError) is not one: it wraps
+ * insufficient_quota too. */
+static bool
+window_words(const struct evidence *ev)
+{
+	static const char *const words[] = {
+		"resource_exhausted", "resource exhausted", "resource has been exhausted",
+		"quota exceeded for", "rate limit", "rate_limit", "too many requests", "per minute",
+		"perminute", "retry in", "retryablequotaerror", "throttl",
+	};
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (marker_in(ev->text, words[i]) || marker_in(ev->types, words[i]))
+			return true;
+	return false;
+}
+
 /* Server capacity, not the caller's quota, whatever class wraps it. */
 static bool
 capacity_exhausted(const struct evidence *ev)
@@ -383,9 +401,9 @@ evidence_reason(const struct evidence *ev)
 	if (marker_in(ev->text, "request too large for") && !reason_matches(ev, REASON_USAGE_LIMIT))
 		return REASON_INVALID_REQUEST;
 	/* OpenAI's insufficient_quota text; Gemini's per-minute limit says the
-	 * same words beside rate-limit markers (RESOURCE_EXHAUSTED, a metric). */
-	if (marker_in(ev->text, "exceeded your current quota") && !markers_match(ev, REASON_RATE_LIMIT) &&
-	    !marker_in(ev->text, "retry in") && !reason_matches(ev, REASON_USAGE_LIMIT))
+	 * same words beside words of a window (RESOURCE_EXHAUSTED, a metric). */
+	if (marker_in(ev->text, "exceeded your current quota") && !window_words(ev) &&
+	    !reason_matches(ev, REASON_USAGE_LIMIT))
 		return REASON_CREDIT_EXHAUSTED;
 	for (size_t i = 0; i < sizeof(precedence) / sizeof(precedence[0]); i++)
 		if (reason_matches(ev, precedence[i]))
