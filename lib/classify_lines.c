@@ -279,7 +279,7 @@ process_line(struct classifier *c, const char *s, size_t len)
 	c->lineno++;
 	if (len > 0 && s[len - 1] == '\r')
 		len--;
-	if (doc_feed(c, s, len))
+	if (c->doc != NULL && doc_feed(c, s, len))
 		return;
 	while (i < len && (s[i] == ' ' || s[i] == '\t'))
 		i++;
@@ -294,7 +294,8 @@ process_line(struct classifier *c, const char *s, size_t len)
 			handle_json_line(c, s + i, len - i);
 		return;
 	}
-	if ((open = labelled_body_at(s + i, len - i)) > 0 && !(c->text.in_fence && !c->saw_family_event)) {
+	if ((s[len - 1] == '{' || s[len - 1] == '[' || s[len - 1] == ' ') &&
+	    (open = labelled_body_at(s + i, len - i)) > 0 && !(c->text.in_fence && !c->saw_family_event)) {
 		size_t label = open;
 
 		while (label > 0 && s[i + label - 1] == ' ')

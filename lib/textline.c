@@ -262,7 +262,8 @@ error_phrase_label(const char *p, const char *end)
 	const char *colon;
 	int spaces = 0;
 
-	if (!AT(p, end, "Error ") && !AT(p, end, "error ") && !AT(p, end, "ERROR "))
+	if ((*p != 'E' && *p != 'e') ||
+	    (!AT(p, end, "Error ") && !AT(p, end, "error ") && !AT(p, end, "ERROR ")))
 		return NULL;
 	colon = memchr(p, ':', (size_t)(end - p) < 64 ? (size_t)(end - p) : 64);
 	if (colon == NULL || (colon + 1 < end && colon[1] != ' '))
@@ -436,6 +437,8 @@ is_status_core(const char *p, const char *end)
 {
 	const char *q;
 
+	if (p >= end || (!IS_DIGIT(*p) && *p != '<' && *p != 'H' && *p != 'E'))
+		return false;
 	if (AT(p, end, "< HTTP/"))
 		p += 2;
 	if (AT(p, end, "HTTP/")) {
@@ -508,21 +511,28 @@ head_kind(const char *s, size_t len, size_t *body)
 		stamped = true;
 		p = q;
 	}
-	if (label == NONE && (q = label_at(p, end, &strength)) == NULL &&
-	    (q = skip_component(p, end)) != NULL && (stamped || label_at(q, end, &strength) != NULL ||
-	    is_status_core(q, end) || is_banner(q, end)))
-		p = q;   /* "llm: Error: ...", "2026-... WARN llm: ..." */
-	else if (label == NONE && strength == NONE && (q = skip_failed(p, end)) != NULL &&
-	    (is_status_core(q, end) || is_banner(q, end) || label_at(q, end, &strength) != NULL ||
-	    *q == '{')) {
-		p = q;   /* "Model call failed: {...}" */
-		failed = true;
+	q = label_at(p, end, &strength);
+	if (q == NULL && label == NONE) {
+		const char *r;
+
+		if ((r = skip_component(p, end)) != NULL &&
+		    (stamped || label_at(r, end, &strength) != NULL || is_status_core(r, end) ||
+		    is_banner(r, end))) {
+			p = r;   /* "llm: Error: ...", "2026-... WARN llm: ..." */
+			q = label_at(p, end, &strength);
+		} else if ((r = skip_failed(p, end)) != NULL &&
+		    (is_status_core(r, end) || is_banner(r, end) || *r == '{' ||
+		    label_at(r, end, &strength) != NULL)) {
+			p = r;   /* "Model call failed: {...}" */
+			failed = true;
+			q = label_at(p, end, &strength);
+		}
 	}
-	strength = NONE;
-	for (int n = 0; n < 3 && (q = label_at(p, end, &strength)) != NULL; n++) {
+	for (int n = 0; n < 3 && q != NULL; n++) {
 		if (strength > label)
 			label = strength;
 		p = q;
+		q = label_at(p, end, &strength);
 	}
 	*body = (size_t)(p - s);
 	if (label == BANNER || is_banner(p, line_end))
@@ -572,12 +582,24 @@ static bool
 worth_reading(const char *s, size_t len)
 {
 	unsigned char c = (unsigned char)s[0];
+	size_t n = 1;
 
 	if (c >= 0xc2 || IS_DIGIT(c) || c == '[' || c == '<')
 		return true;
 	if (!IS_ALPHA(c) && c != '_')
 		return false;
-	return memchr(s, ':', len < 96 ? len : 96) != NULL || is_head_word(s, len);
+	/* The first word: a label or a component ends it with a colon; a
+	 * sentence, a banner or "x failed:" with a blank; anything else
+	 * ("make[2]:", "src/a.c:12:", "foo(") is no shape at all. */
+	while (n < len && (IS_IDENT(s[n]) || s[n] == '.' || s[n] == '-' || s[n] == '\''))
+		n++;
+	if (n == len || s[n] == ':')
+		return true;
+	if (s[n] == '/' && n == 4 && memcmp(s, "HTTP", 4) == 0)
+		return true;
+	if (s[n] != ' ' && s[n] != ',' && (unsigned char)s[n] != 0xe2)
+		return false;
+	return memchr(s + n, ':', len - n < 96 ? len - n : 96) != NULL || is_head_word(s, len);
 }
 
 enum textline_kind
@@ -591,8 +613,14 @@ textline_kind(struct textline_state *st, const char *s, size_t len, size_t inden
 	/* Code blocks, indented quotes and continuation lines never start a failure. */
 	if (st->in_fence || indent > 2 || len == 0 || !worth_reading(s, len))
 		return TEXTLINE_PLAIN;
-	if (strchr("rRxXaA<", s[0]) != NULL && s[0] != '\0' && is_rate_header(s, s + (len < 64 ? len : 64)))
-		return TEXTLINE_HEADER;
+	switch (s[0]) {   /* retry-after, x-ratelimit-*, anthropic-ratelimit-*, "< " */
+	case 'r': case 'R': case 'x': case 'X': case 'a': case 'A': case '<':
+		if (is_rate_header(s, s + (len < 64 ? len : 64)))
+			return TEXTLINE_HEADER;
+		break;
+	default:
+		break;
+	}
 	return head_kind(s, len, body);
 }
 

@@ -221,7 +221,7 @@ verdict_without_records(const struct classifier *c, int exit_code, struct fail_s
  * Did a run whose failure was read from text go on, or end for another
  * reason?  Three ordinary lines after the words, whatever the exit; unless
  * the run is known to have failed, one ordinary line past an empty line;
- * and an error line (not an agent's banner) explains only a failed exit.
+ * and an error line (not an agent's banner) never explains an exit 0.
  */
 static bool
 text_run_went_on(const struct classifier *c, int exit_code)
@@ -232,7 +232,7 @@ text_run_went_on(const struct classifier *c, int exit_code)
 		if (exit_code <= 0 && c->went_on_after_gap)
 			return true;
 	}
-	return exit_code <= 0 && c->cand.needs_failed_exit;
+	return exit_code == 0 && c->cand.needs_failed_exit;
 }
 
 void
