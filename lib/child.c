@@ -14,7 +14,8 @@
  * stdout/stderr (a slow reader must not delay a forwarded signal).  The
  * handler forwards the plain signals itself with kill(2), which is
  * async-signal-safe; SIGCHLD, SIGTSTP and (pty mode) SIGWINCH only set flags
- * that the pump loop acts on.
+ * that the pump loop acts on, and SIGCONT (forwarded) also sets one: the
+ * terminal is taken back once rlwrap is in the foreground.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +23,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
