@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "store.h"
 #include "journal.h"
@@ -334,13 +335,31 @@ store_tickets(struct store *store, const char *account, const char *family,
 bool
 store_tells_slots(const struct store *store)
 {
-	return store->ops->slot_await != NULL;
+	const struct store *t = store->on_journal ? store->journal : store;
+
+	return t->ops->slot_await != NULL;
 }
 
+/* A store that cannot tell (or no longer can: a server gone, the journal
+ * in its place) still sleeps, so that the waiter's loop keeps its pace. */
 bool
 store_await_slot(struct store *store, double secs, bool *told, struct store_error *err)
 {
-	return store->ops->slot_await(store, secs, told, err);
+	struct timespec ts;
+
+	*told = false;
+	if (target(store)->ops->slot_await != NULL) {
+		if (target(store)->ops->slot_await(target(store), secs, told, err))
+			return true;
+		if (!again_on_journal(store, err))
+			return false;
+	}
+	if (secs > 0) {
+		ts.tv_sec = (time_t)secs;
+		ts.tv_nsec = (long)((secs - (double)ts.tv_sec) * 1e9);
+		nanosleep(&ts, NULL);
+	}
+	return true;
 }
 
 bool
