@@ -19,6 +19,8 @@
 
 #include <libpq-fe.h>
 
+#include "pq_loader.h"
+
 #include "runs_table.h"
 #include "store_backend.h"
 #include "store_pg.h"
@@ -462,7 +464,13 @@ pg_open(const struct store_options *opts, struct store **out, struct store_error
 	struct pg_store *pg = calloc(1, sizeof(*pg));
 	int version;
 
+	char why[512];
+
 	*out = NULL;
+	if (!pq_load(why, sizeof(why))) {
+		free(pg);
+		return set_error(err, STORE_ERR_UNSUPPORTED, "%s", why);
+	}
 	if (pg == NULL)
 		return set_error(err, STORE_ERR_IO, "PostgreSQL store: out of memory");
 	pg->base.ops = &store_pg_ops;
