@@ -7,7 +7,9 @@
  *
  * Include after <libpq-fe.h>: each libpq function lib/store_pg.c calls then
  * names the loaded one (pq_api), with the type libpq-fe.h gives it.  Call
- * pq_load() before the first of them.
+ * pq_load() before the first of them.  A libpq function new to
+ * lib/store_pg.c goes into PQ_FUNCTIONS with its #define below: rlwrap does
+ * not link libpq, so until then the link fails, naming it.
  *
  * Ownership: the library, once loaded, stays loaded until exit.
  */
@@ -26,7 +28,7 @@
 	X(PQisBusy) X(PQsocket) X(PQsetNoticeProcessor) X(PQsendQueryParams) X(PQresultStatus) \
 	X(PQresultErrorMessage) X(PQresultErrorField) X(PQgetvalue) X(PQgetisnull) X(PQgetResult) \
 	X(PQfinish) X(PQexec) X(PQconsumeInput) X(PQconninfoParse) X(PQconninfoFree) \
-	X(PQconnectdbParams)
+	X(PQconnectdbParams) X(PQnotifies) X(PQfreemem)
 
 #define PQ_MEMBER(name) __typeof__(name) *name;
 struct pq_api {
@@ -63,6 +65,8 @@ int pq_lib_version(void);
 #define PQconninfoParse pq_api.PQconninfoParse
 #define PQconninfoFree pq_api.PQconninfoFree
 #define PQconnectdbParams pq_api.PQconnectdbParams
+#define PQnotifies pq_api.PQnotifies
+#define PQfreemem pq_api.PQfreemem
 #endif
 
 #endif
