@@ -89,12 +89,19 @@ for w in $(seq 1 "$WORKERS"); do worker "$w" "$end" & done
 wait
 secs=$(awk -v a="$t0" -v b="$(now_ns)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')
 read -r started odd < <(cat "$dir"/count.* | awk '{ s += $1; x += $2 } END { print s, x }')
+# A wrapper that met a server too slow to answer in time journalled its run;
+# the next look that reaches the server replays it, as any later spawn would.
+"$RLWRAP" status > /dev/null
 recorded=$(psql -qAtX -d "$RLWRAP_BENCH_PG" -c \
 	"SELECT count(DISTINCT argv) FROM $RLWRAP_SCHEMA.runs WHERE argv LIKE '%\"w%'")
 errlines=$(cat "$dir"/err.* | wc -l)
 lost=$((started - recorded))
 echo "$WORKERS wrappers for ${secs}s: $started runs, $(awk -v n="$started" -v s="$secs" 'BEGIN { printf "%.0f", n / s }') runs/s;" \
 	"lost rows: $lost; wrong exit statuses: $odd; stderr lines: $errlines"
+if [ "$errlines" -gt 0 ]; then
+	echo "first stderr lines:"
+	cat "$dir"/err.* | sed -E 's/[0-9]+/N/g' | sort | uniq -c | sort -rn | head -5
+fi
 printf 'RESULT pg sqlite_pass_ms=%s pg_pass_ms=%s sqlite_refuse_ms=%s pg_refuse_ms=%s runs_per_s=%s lost=%s\n' \
 	"$s_pass" "$p_pass" "$s_refuse" "$p_refuse" "$(awk -v n="$started" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')" "$lost"
 [ "$lost" -eq 0 ] && [ "$odd" -eq 0 ] && [ "$errlines" -eq 0 ]

@@ -2,6 +2,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,13 +14,39 @@
 /* How often a replay the server rolled back (a deadlock) is tried again. */
 #define REPLAY_ATTEMPTS 8
 
+/* busy_timeout_ms 0: a journal another process holds is skipped, not waited for. */
 static bool
-open_journal(const char *path, struct store **out, struct store_error *err)
+open_journal(const char *path, int busy_timeout_ms, struct store **out, struct store_error *err)
 {
-	struct store_options opts = { .busy_timeout_ms = STORE_BUSY_TIMEOUT_MS };
+	struct store_options opts = { .busy_timeout_ms = busy_timeout_ms };
 
 	strlcpy(opts.path, path, sizeof(opts.path));
 	return store_sqlite_ops.open(&opts, out, err);
+}
+
+/*
+ * "PATH.replay" exists while the journal may hold something for the server:
+ * a stat() is all an open that reaches the server pays when it does not.
+ * Made when a process starts using the journal and after each of its
+ * commits there; removed by the replay that empties it.
+ */
+static void
+marker_path(const char *journal_path, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s.replay", journal_path);
+}
+
+void
+journal_mark(const struct store *store)
+{
+	char path[PATH_MAX + 8];
+	int fd;
+
+	if (store->journal_path[0] == '\0')
+		return;
+	marker_path(store->journal_path, path, sizeof(path));
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) >= 0)
+		close(fd);
 }
 
 /* The breaker to keep of a server's row and a journal's: the later reset
@@ -121,23 +149,31 @@ replay_once(struct store *server, struct store *journal, long *runs, long *break
 static bool
 replay(struct store *server, struct store_error *err)
 {
+	char marker[PATH_MAX + 8];
 	struct store *journal;
 	struct stat st;
 	bool ok = false;
 
-	if (server->journal_path[0] == '\0' || stat(server->journal_path, &st) != 0 || st.st_size == 0)
+	marker_path(server->journal_path, marker, sizeof(marker));
+	if (server->journal_path[0] == '\0' || stat(marker, &st) != 0)
 		return true;
-	if (!open_journal(server->journal_path, &journal, err))
+	if (!open_journal(server->journal_path, 0, &journal, err))
 		return false;
-	if (journal->ops->begin(journal, err)) {
-		for (int attempt = 1; !ok && attempt <= REPLAY_ATTEMPTS; attempt++) {
-			ok = replay_once(server, journal, &server->replayed_runs, &server->replayed_breakers, err);
-			if (!ok && err->status != STORE_ERR_RETRY)
-				break;
-		}
-		ok = ok && journal->ops->clear_replayed(journal, err) && journal->ops->commit(journal, err);
-		if (!ok)
-			journal->ops->rollback(journal);
+	if (!journal->ops->begin(journal, err)) {
+		journal->ops->close(journal);
+		return err->status == STORE_ERR_LOCKED;   /* another process is at it */
+	}
+	/* Inside the lock: a writer after this commit makes it again. */
+	unlink(marker);
+	for (int attempt = 1; !ok && attempt <= REPLAY_ATTEMPTS; attempt++) {
+		ok = replay_once(server, journal, &server->replayed_runs, &server->replayed_breakers, err);
+		if (!ok && err->status != STORE_ERR_RETRY)
+			break;
+	}
+	ok = ok && journal->ops->clear_replayed(journal, err) && journal->ops->commit(journal, err);
+	if (!ok) {
+		journal->ops->rollback(journal);
+		journal_mark(server);
 	}
 	journal->ops->close(journal);
 	return ok;
@@ -163,9 +199,10 @@ journal_open_server(const struct store_options *opts, struct store **out, struct
 		char why[512];
 
 		strlcpy(why, err->message, sizeof(why));
-		if (!open_journal(opts->journal_path, out, &journal_err))
+		if (!open_journal(opts->journal_path, STORE_BUSY_TIMEOUT_MS, out, &journal_err))
 			return false;
 		strlcpy((*out)->journal_path, opts->journal_path, sizeof((*out)->journal_path));
+		journal_mark(*out);
 		(*out)->on_journal = false;
 		snprintf((*out)->notice, sizeof((*out)->notice), "%.200s; recording in the local journal "
 		    "%.200s until the server answers again", why, opts->journal_path);
@@ -188,9 +225,11 @@ journal_fail_over(struct store *store, struct store_error *err)
 	if (store->journal_path[0] == '\0' || store->ops->run_merge == NULL)
 		return false;
 	strlcpy(why, err->message, sizeof(why));
-	if (store->journal == NULL && !open_journal(store->journal_path, &store->journal, &journal_err))
+	if (store->journal == NULL &&
+	    !open_journal(store->journal_path, STORE_BUSY_TIMEOUT_MS, &store->journal, &journal_err))
 		return false;
 	store->on_journal = true;
+	journal_mark(store);
 	snprintf(store->notice, sizeof(store->notice), "%.200s; recording in the local journal %.200s "
 	    "until the server answers again", why, store->journal_path);
 	return true;
@@ -227,7 +266,7 @@ store_journal_state(struct store *store, struct journal_state *out, struct store
 	if (out->path[0] == '\0' || stat(out->path, &st) != 0)
 		return true;
 	journal = store->server[0] != '\0' ? store : store->journal;
-	if (journal == NULL && !open_journal(out->path, &journal, err))
+	if (journal == NULL && !open_journal(out->path, STORE_BUSY_TIMEOUT_MS, &journal, err))
 		return false;
 	run_filter_init(&all);
 	ok = journal->ops->breakers_all(journal, &rows, &count, err) &&

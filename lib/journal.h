@@ -22,5 +22,8 @@ bool journal_open_server(const struct store_options *opts, struct store **out, s
 /* The server of store went away mid-way: its calls go to the journal from
  * now on.  False (err kept) when there is no journal to go to. */
 bool journal_fail_over(struct store *store, struct store_error *err);
+/* Something was written to store's journal: the next open that reaches the
+ * server replays it. */
+void journal_mark(const struct store *store);
 
 #endif

@@ -191,6 +191,8 @@ store_commit(struct store *store, struct store_error *err)
 {
 	bool ok = target(store)->ops->commit(target(store), err);
 
+	if (ok && store_on_journal(store))
+		journal_mark(store);
 	if (!ok)
 		again_on_journal(store, err);
 	store->in_transaction = false;

@@ -31,7 +31,9 @@ struct pg_store {
 	bool in_tx;
 	bool dead;                 /* lost or timed out: every call fails at once */
 	bool listening;            /* LISTEN on the slot channel (a waiter for a slot) */
-	double timeout;            /* seconds: statement_timeout, and the client's wait */
+	double timeout;            /* seconds: the client's wait for an answer (statement_timeout) */
+	double lock_timeout;       /* seconds: the wait for a lock another writer holds (busy timeout) */
+	bool waiting_for_lock;     /* the statement under way may wait lock_timeout */
 	char schema[64];
 	char password[256];        /* scrubbed from every message */
 };
@@ -194,7 +196,7 @@ pg_run(struct pg_store *pg, const char *sql, const struct db_value *params, size
 		return set_error(err, STORE_ERR_UNREACHABLE, "%s: %s: the connection was lost", pg->base.path, doing);
 	param_texts(params, n, texts, bufs);
 	if (!PQsendQueryParams(pg->conn, sql, (int)n, NULL, texts, NULL, NULL, 0) ||
-	    !wait_answer(pg->conn, now_monotonic() + pg->timeout + 0.5)) {
+	    !wait_answer(pg->conn, now_monotonic() + (pg->waiting_for_lock ? pg->lock_timeout : pg->timeout) + 0.5)) {
 		pg->dead = true;
 		return pg_fail(pg, STORE_ERR_UNREACHABLE, doing, PQisBusy(pg->conn) ?
 		    "no answer within the statement timeout" : PQerrorMessage(pg->conn), err);
@@ -357,7 +359,9 @@ connect_server(struct pg_store *pg, const struct store_options *opts, const char
 	const char *values[] = { timeout, options, "rlwrap", url, NULL };
 
 	snprintf(timeout, sizeof(timeout), "%d", (int)ceil(opts->connect_timeout));
-	snprintf(options, sizeof(options), "-c statement_timeout=%d", (int)ceil(opts->statement_timeout * 1000));
+	/* The server's bound is the longer one, a lock's; the client holds every
+	 * other statement to statement_timeout itself (pg_run()). */
+	snprintf(options, sizeof(options), "-c statement_timeout=%d", (int)ceil(pg->lock_timeout * 1000));
 	pg->conn = PQconnectdbParams(keys, values, 1);
 	if (pg->conn == NULL)
 		return set_error(err, STORE_ERR_IO, "%s: out of memory", pg->base.path);
@@ -429,13 +433,16 @@ static bool
 migrate(struct pg_store *pg, struct store_error *err)
 {
 	int version;
+	bool locked;
 
 	if (!pg_exec(pg, "BEGIN", "migrating the schema", err))
 		return false;
 	pg->in_tx = true;
-	if (!pg_run(pg, "SELECT pg_advisory_xact_lock(hashtext('rlwrap schema ' || $1))",
-	    &(struct db_value){ .type = DB_TEXT, .text = pg->schema }, 1, NULL, "migrating the schema", err) ||
-	    !create_schema(pg, err) || !read_version(pg, &version, err))
+	pg->waiting_for_lock = true;
+	locked = pg_run(pg, "SELECT pg_advisory_xact_lock(hashtext('rlwrap schema ' || $1))",
+	    &(struct db_value){ .type = DB_TEXT, .text = pg->schema }, 1, NULL, "migrating the schema", err);
+	pg->waiting_for_lock = false;
+	if (!locked || !create_schema(pg, err) || !read_version(pg, &version, err))
 		goto fail;
 	if (version > STORE_SCHEMA_VERSION) {
 		set_error(err, STORE_ERR_VERSION, "%s: schema %s is at version %d, newer than this rlwrap knows "
@@ -479,6 +486,8 @@ pg_open(const struct store_options *opts, struct store **out, struct store_error
 	pg->base.keep_runs = opts->keep_runs;
 	pg->base.keep_days = opts->keep_days;
 	pg->timeout = opts->statement_timeout;
+	pg->lock_timeout = (double)opts->busy_timeout_ms / 1000 > pg->timeout ? (double)opts->busy_timeout_ms / 1000 :
+	    pg->timeout;
 	strlcpy(pg->schema, opts->schema, sizeof(pg->schema));
 	if (!valid_schema_name(pg->schema)) {
 		set_error(err, STORE_ERR_OPEN, "%s: schema '%s' is not a lower-case SQL name", pg->base.path,
@@ -617,8 +626,16 @@ lock_key(struct pg_store *pg, const char *account, const char *family, struct st
 {
 	struct db_value key[2] = { { .type = DB_TEXT, .text = account }, { .type = DB_TEXT, .text = family } };
 
-	return !pg->in_tx || family == NULL || pg_run(pg, "SELECT pg_advisory_xact_lock(hashtext($1 || chr(31) || $2))",
-	    key, 2, NULL, "locking (account, family)", err);
+	bool ok;
+
+	if (!pg->in_tx || family == NULL)
+		return true;
+	/* As long as SQLite's busy timeout: another writer holds it, alive. */
+	pg->waiting_for_lock = true;
+	ok = pg_run(pg, "SELECT pg_advisory_xact_lock(hashtext($1 || chr(31) || $2))", key, 2, NULL,
+	    "locking (account, family)", err);
+	pg->waiting_for_lock = false;
+	return ok;
 }
 
 /*
