@@ -179,13 +179,37 @@ replay(struct store *server, struct store_error *err)
 	return ok;
 }
 
+/* The server could not be reached: the journal stands in for it. */
+static bool
+open_in_place_of(const struct store_options *opts, struct store **out, struct store_error *err)
+{
+	struct store_error journal_err;
+	char why[512];
+
+	strlcpy(why, err->message, sizeof(why));
+	if (!open_journal(opts->journal_path, STORE_BUSY_TIMEOUT_MS, out, &journal_err))
+		return false;
+	strlcpy((*out)->journal_path, opts->journal_path, sizeof((*out)->journal_path));
+	journal_mark(*out);
+	snprintf((*out)->notice, sizeof((*out)->notice), "%.200s; recording in the local journal "
+	    "%.200s until the server answers again", why, opts->journal_path);
+	/* What status shows: the server this journal stands in for. */
+#ifdef HAVE_LIBPQ
+	pg_display_url(opts->path, (*out)->server, sizeof((*out)->server));
+#endif
+	err->status = STORE_OK;
+	return true;
+}
+
 bool
 journal_open_server(const struct store_options *opts, struct store **out, struct store_error *err)
 {
-#ifdef HAVE_LIBPQ
 	struct store_error replay_err;
 
-	if (store_pg_ops.open(opts, out, err)) {
+	if (store_server_ops == NULL)
+		return set_error(err, STORE_ERR_UNSUPPORTED, "PostgreSQL stores are not supported by this build "
+		    "(built without libpq)");
+	if (store_server_ops->open(opts, out, err)) {
 		strlcpy((*out)->journal_path, opts->journal_path, sizeof((*out)->journal_path));
 		if (!opts->read_only && !replay(*out, &replay_err))
 			snprintf((*out)->notice, sizeof((*out)->notice), "the local journal %.200s could not be "
@@ -194,26 +218,7 @@ journal_open_server(const struct store_options *opts, struct store **out, struct
 	}
 	if (err->status != STORE_ERR_UNREACHABLE || opts->journal_path[0] == '\0' || opts->read_only)
 		return false;
-	{
-		struct store_error journal_err;
-		char why[512];
-
-		strlcpy(why, err->message, sizeof(why));
-		if (!open_journal(opts->journal_path, STORE_BUSY_TIMEOUT_MS, out, &journal_err))
-			return false;
-		strlcpy((*out)->journal_path, opts->journal_path, sizeof((*out)->journal_path));
-		journal_mark(*out);
-		(*out)->on_journal = false;
-		snprintf((*out)->notice, sizeof((*out)->notice), "%.200s; recording in the local journal "
-		    "%.200s until the server answers again", why, opts->journal_path);
-		/* What status shows: the server this journal stands in for. */
-		pg_display_url(opts->path, (*out)->server, sizeof((*out)->server));
-		err->status = STORE_OK;
-		return true;
-	}
-#else
-	return set_error(err, STORE_ERR_UNSUPPORTED, "PostgreSQL stores are not supported by this build");
-#endif
+	return open_in_place_of(opts, out, err);
 }
 
 bool

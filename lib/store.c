@@ -11,6 +11,12 @@
 
 static const char *const state_names[] = { "closed", "open", "half-open" };
 
+#ifdef HAVE_LIBPQ
+const struct store_ops *const store_server_ops = &store_pg_ops;
+#else
+const struct store_ops *const store_server_ops = NULL;
+#endif
+
 bool
 set_error(struct store_error *err, enum store_status status, const char *fmt, ...)
 {
@@ -114,12 +120,7 @@ store_open(const struct store_options *opts, struct store **out, struct store_er
 	err->message[0] = '\0';
 	if (!store_is_server_url(opts->path))
 		return store_sqlite_ops.open(opts, out, err);
-#ifdef HAVE_LIBPQ
 	return journal_open_server(opts, out, err);
-#else
-	return set_error(err, STORE_ERR_UNSUPPORTED, "PostgreSQL stores are not supported by this build "
-	    "(built without libpq)");
-#endif
 }
 
 void
