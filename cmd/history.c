@@ -7,6 +7,7 @@
 #include "breaker.h"
 #include "cmd.h"
 #include "history.h"
+#include "redact.h"
 #include "timeparse.h"
 #include "visible.h"
 
@@ -41,20 +42,37 @@ cmd_parse_since(const struct cmd_entry *entry, const char *s, time_t now, double
 	return false;
 }
 
+/* The command as one line: its exact bytes when stored, else the JSON's strings. */
+static void
+format_command(const struct run_row *r, char *buf, size_t size)
+{
+	json_t *a = json_loads(r->argv_exact != NULL ? r->argv_exact : r->argv_json != NULL ? r->argv_json : "[]",
+	    0, NULL), *v;
+	char exact[512];
+	size_t i;
+
+	buf[0] = '\0';
+	json_array_foreach(a, i, v) {
+		const char *s = json_string_value(v) != NULL ? json_string_value(v) : "?";
+
+		if (i > 0)
+			strlcat(buf, " ", size);
+		if (r->argv_exact != NULL && strlen(s) < sizeof(exact)) {
+			argv_exact_decode(s, exact);
+			s = exact;
+		}
+		strlcat(buf, s, size);
+	}
+	json_decref(a);
+}
+
 void
 cmd_format_run_line(const struct run_row *r, char *buf, size_t size)
 {
-	char when[40], argv[256] = "", reset[48] = "", raw[1024];
-	json_t *a = r->argv_json != NULL ? json_loads(r->argv_json, 0, NULL) : NULL, *v;
-	size_t i;
+	char when[40], argv[256], reset[48] = "", raw[1024];
 
 	format_utc_iso(r->started_at, when, sizeof(when));
-	json_array_foreach(a, i, v) {
-		if (i > 0)
-			strlcat(argv, " ", sizeof(argv));
-		strlcat(argv, json_string_value(v) != NULL ? json_string_value(v) : "?", sizeof(argv));
-	}
-	json_decref(a);
+	format_command(r, argv, sizeof(argv));
 	if (r->signal.resets_at > 0) {
 		strlcpy(reset, " resets ", sizeof(reset));
 		format_utc_iso(r->signal.resets_at, reset + 8, sizeof(reset) - 8);

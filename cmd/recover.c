@@ -18,6 +18,7 @@
 #include "breaker.h"
 #include "cmd.h"
 #include "history.h"
+#include "redact.h"
 #include "timeparse.h"
 
 enum { OPT_FILTER = OPT_LONG_BASE, OPT_SINCE, OPT_LIMIT, OPT_JSON, OPT_YES, OPT_WAIT };
@@ -33,7 +34,7 @@ static const struct option recover_longopts[] = {
 };
 
 enum action { ACT_RUN, ACT_WAIT_RUN, ACT_SKIP_TRIPPED, ACT_SKIP_CWD, ACT_SKIP_REDACTED, ACT_SKIP_NO_ARGV,
-	ACT_SKIP_OTHER_HOST };
+	ACT_SKIP_OTHER_HOST, ACT_SKIP_ALTERED };
 
 struct plan_item {
 	long long id;
@@ -41,6 +42,7 @@ struct plan_item {
 	double until;              /* the blocking breaker's reset */
 	char *argv_json, *cwd;
 	char host[256];            /* the host that recorded it ("" = unknown) */
+	char *argv_exact;          /* the exact argv (redact.h); NULL: use argv_json */
 	char line[1024];
 	json_t *json;              /* the run's stored fields, for --json */
 };
@@ -52,7 +54,18 @@ struct plan {
 	char host[256];            /* this host (RLWRAP_HOST or the hostname) */
 	time_t now;
 	double wait_max;           /* < 0: no --wait */
+	double started;            /* real time: claims made after it are a concurrent recover's */
+	struct probe_lease holder; /* this process, for the claims */
 };
+
+static double
+real_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 static const char *
 action_words(const struct plan_item *it, char *buf, size_t size)
@@ -78,6 +91,9 @@ action_words(const struct plan_item *it, char *buf, size_t size)
 	case ACT_SKIP_OTHER_HOST:
 		snprintf(buf, size, "skip: recorded on host %.64s; recover it there", it->host);
 		return buf;
+	case ACT_SKIP_ALTERED:
+		return "skip: stored before rlwrap kept exact commands, and a '?' in it may stand for a "
+		    "byte that was not UTF-8, so it cannot be replayed as it ran";
 	}
 	return "?";
 }
@@ -97,6 +113,8 @@ decide(struct plan *p, const struct run_row *r, double *until)
 		return ACT_SKIP_REDACTED;
 	if (r->argv_json == NULL || strcmp(r->argv_json, "[]") == 0)
 		return ACT_SKIP_NO_ARGV;
+	if (r->argv_exact == NULL && strchr(r->argv_json, '?') != NULL)
+		return ACT_SKIP_ALTERED;
 	if (*r->cwd == '\0' || stat(r->cwd, &st) != 0 || !S_ISDIR(st.st_mode))
 		return ACT_SKIP_CWD;
 	if (!breaker_blocked(p->store, r->account, r->family, r->model, (double)p->now, &blocked,
@@ -125,6 +143,7 @@ plan_row(const struct run_row *r, void *arg)
 	it->action = decide(p, r, &it->until);
 	it->argv_json = r->argv_json != NULL ? strdup(r->argv_json) : NULL;
 	it->cwd = strdup(r->cwd);
+	it->argv_exact = r->argv_exact != NULL ? strdup(r->argv_exact) : NULL;
 	cmd_format_run_line(r, it->line, sizeof(it->line));
 	it->json = run_row_to_json(r, p->now);
 	return true;
@@ -136,6 +155,7 @@ plan_free(struct plan *p)
 	for (size_t i = 0; i < p->count; i++) {
 		free(p->items[i].argv_json);
 		free(p->items[i].cwd);
+		free(p->items[i].argv_exact);
 		json_decref(p->items[i].json);
 	}
 	free(p->items);
@@ -168,18 +188,47 @@ print_plan(const struct plan *p, bool json)
 	json_decref(array);
 }
 
-/* <self> run [--wait[=MAX]] --quiet --signal-file FILE -- argv...; NULL when argv_json is not one. */
-static char **
-rerun_argv(const char *self, const char *argv_json, const char *signal_file, const char *wait)
+/* The stored command: its exact bytes, or (rows without them) the JSON
+ * array's strings; appended to argv from k, which has room for them. */
+static void
+stored_command(const struct plan_item *it, char **argv, size_t k)
 {
-	json_t *a = json_loads(argv_json, 0, NULL), *v;
-	size_t n = json_array_size(a), i, k = 0;
-	char **argv = n > 0 ? calloc(n + 8, sizeof(*argv)) : NULL;
+	json_t *a = json_loads(it->argv_exact != NULL ? it->argv_exact : it->argv_json, 0, NULL), *v;
+	size_t i;
 
-	if (argv == NULL) {
-		json_decref(a);
-		return NULL;
+	json_array_foreach(a, i, v) {
+		const char *s = json_string_value(v) != NULL ? json_string_value(v) : "";
+
+		if ((argv[k] = malloc(strlen(s) + 1)) == NULL)
+			err(1, "malloc");
+		if (it->argv_exact != NULL)
+			argv_exact_decode(s, argv[k++]);
+		else
+			strlcpy(argv[k++], s, strlen(s) + 1);
 	}
+	json_decref(a);
+}
+
+/* How many arguments the stored command has. */
+static size_t
+stored_count(const struct plan_item *it)
+{
+	json_t *a = json_loads(it->argv_exact != NULL ? it->argv_exact : it->argv_json, 0, NULL);
+	size_t n = json_array_size(a);
+
+	json_decref(a);
+	return n;
+}
+
+/* <self> run [--wait[=MAX]] --signal-file FILE -- argv... */
+static char **
+rerun_argv(const char *self, const struct plan_item *it, const char *signal_file, const char *wait)
+{
+	size_t n = stored_count(it), k = 0;
+	char **argv = n > 0 ? calloc(n + 16, sizeof(*argv)) : NULL;
+
+	if (argv == NULL)
+		return NULL;
 	argv[k++] = strdup(self);
 	argv[k++] = strdup("run");
 	if (wait != NULL)
@@ -187,9 +236,7 @@ rerun_argv(const char *self, const char *argv_json, const char *signal_file, con
 	argv[k++] = strdup("--signal-file");
 	argv[k++] = strdup(signal_file);
 	argv[k++] = strdup("--");
-	json_array_foreach(a, i, v)
-		argv[k++] = strdup(json_string_value(v) != NULL ? json_string_value(v) : "");
-	json_decref(a);
+	stored_command(it, argv, k);
 	return argv;
 }
 
@@ -234,6 +281,27 @@ read_outcome(const char *path, long long *run_id, char *reason, size_t size)
 	json_decref(o);
 }
 
+/* Claims the run in the store, so that a recover running alongside does
+ * not run it too; false (said why) when someone else has it. */
+static bool
+claim(struct plan *p, const struct plan_item *it)
+{
+	struct store_error error;
+	struct probe_lease by;
+	enum run_claim result;
+
+	if (!store_run_claim(p->store, it->id, &p->holder, real_now(), p->started, &result, &by, &error)) {
+		warnx_visible("%s", error.message);
+		return false;
+	}
+	if (result == CLAIM_RECOVERED)
+		warnx("recover: #%lld skipped: recovered meanwhile", it->id);
+	else if (result == CLAIM_HELD)
+		warnx_visible("recover: #%lld skipped: another recover (pid %ld on %s) re-runs it", it->id,
+		    by.pid, by.host);
+	return result == CLAIM_TAKEN;
+}
+
 static bool
 rerun(struct plan *p, const struct plan_item *it, const char *self, const char *wait)
 {
@@ -241,14 +309,16 @@ rerun(struct plan *p, const struct plan_item *it, const char *self, const char *
 	struct store_error error;
 	long long run_id = 0;
 	char **argv;
-	int fd = mkstemp(path), status;
+	int fd, status;
 
-	if (fd < 0) {
+	if (!claim(p, it))
+		return true;
+	if ((fd = mkstemp(path)) < 0) {
 		warn("mkstemp");
 		return false;
 	}
 	close(fd);
-	argv = rerun_argv(self, it->argv_json, path, wait);
+	argv = rerun_argv(self, it, path, wait);
 	status = argv != NULL ? spawn_in(argv, it->cwd) : EXIT_INTERNAL;
 	argv_free(argv);
 	read_outcome(path, &run_id, reason, sizeof(reason));
@@ -349,7 +419,7 @@ static int
 recover_exec(struct args *args)
 {
 	const struct cmd_entry *self = &cmd_recover_entry;
-	struct plan p = { .now = cmd_now() };
+	struct plan p = { .now = cmd_now(), .started = real_now() };
 	struct probe_lease me;
 	struct run_filter filter;
 	struct store_error error;
@@ -371,6 +441,7 @@ recover_exec(struct args *args)
 	p.store = st.store;
 	probe_holder_self(&me);
 	strlcpy(p.host, me.host, sizeof(p.host));
+	p.holder = me;
 	if (!store_runs_each(p.store, &filter, plan_row, &p, &error)) {
 		warnx_visible("%s", error.message);
 		rc = 1;

@@ -619,7 +619,7 @@ breaker_record_run(struct store *store, const struct config *cfg, const struct r
 {
 	struct record_ctx ctx = { .cfg = cfg, .run = run, .sig = sig, .out = outcome };
 	json_t *argv = NULL;
-	char *argv_text = NULL;
+	char *argv_text = NULL, *exact = NULL;
 	bool ok;
 
 	memset(outcome, 0, sizeof(*outcome));
@@ -630,12 +630,15 @@ breaker_record_run(struct store *store, const struct config *cfg, const struct r
 	}
 	if (argv != NULL)
 		argv_text = json_dumps(argv, JSON_COMPACT);
+	/* what recover replays: only an argv that held no secret */
+	if (run->argv != NULL && !outcome->argv_redacted)
+		exact = argv_exact_json(run->argc, run->argv);
 	ctx.record = (struct run_row){
 		.id = run->run_id, .argv_json = argv_text, .state = "finished",
 		.host = run->holder != NULL ? run->holder->host : NULL,
 		.pid = run->holder != NULL ? run->holder->pid : 0,
 		.pid_start_time = run->holder != NULL ? run->holder->start_time : 0,
-		.argv_redacted = outcome->argv_redacted, .cwd = run->cwd,
+		.argv_redacted = outcome->argv_redacted, .argv_exact = exact, .cwd = run->cwd,
 		.family = first_set(run->family, sig->family, "generic"),
 		.model = first_set(run->model, sig->model, ""),
 		.account = first_set(run->account, NULL, "default"), .source = run->source,
@@ -646,6 +649,7 @@ breaker_record_run(struct store *store, const struct config *cfg, const struct r
 	if (!ok)   /* rolled back: nothing changed */
 		memset(&outcome->transitions, 0, sizeof(outcome->transitions));
 	free(argv_text);
+	free(exact);
 	json_decref(argv);
 	return ok;
 }

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "breaker.h"
 #include "history.h"
+#include "store_backend.h"
 
 static const char *const filter_names[FILTER_KEYS] = {
 	[FILTER_REASON] = "reason", [FILTER_FAMILY] = "family", [FILTER_MODEL] = "model",
@@ -90,6 +92,59 @@ run_filter_add(struct run_filter *f, const char *spec, char *err, size_t errlen)
 		if (comma == NULL)
 			return true;
 	}
+}
+
+struct claim_read {
+	double now, since;
+	enum run_claim result;
+	struct probe_lease *by;
+};
+
+/* A claim is alive while its process runs (on this host), or for a day
+ * (on another host, which cannot be asked). */
+static bool
+claim_alive(const struct run_row *row, double now)
+{
+	struct probe_lease self;
+
+	probe_holder_self(&self);
+	if (strcmp(row->claim.host, self.host) != 0)
+		return now - row->claimed_at < 86400;
+	return proc_start_time(row->claim.pid) == row->claim.start_time;
+}
+
+static bool
+claim_decide(const struct run_row *row, void *arg)
+{
+	struct claim_read *c = arg;
+
+	*c->by = row->claim;
+	if (row->recovered_by != 0)
+		c->result = CLAIM_RECOVERED;
+	else if (row->claim.pid != 0 && (row->claimed_at >= c->since || claim_alive(row, c->now)))
+		c->result = CLAIM_HELD;
+	else
+		c->result = CLAIM_TAKEN;
+	return false;
+}
+
+bool
+store_run_claim(struct store *store, long long id, const struct probe_lease *holder, double now,
+    double since, enum run_claim *result, struct probe_lease *by, struct store_error *err)
+{
+	struct run_filter only = { .id = id };
+	struct claim_read c = { .now = now, .since = since, .result = CLAIM_RECOVERED, .by = by };
+
+	memset(by, 0, sizeof(*by));
+	if (!store_begin(store, err))
+		return false;
+	if (!store_runs_each(store, &only, claim_decide, &c, err) ||
+	    (c.result == CLAIM_TAKEN && !store->ops->run_claim_set(store, id, holder, now, err))) {
+		store_rollback(store);
+		return false;
+	}
+	*result = c.result;
+	return store_commit(store, err);
 }
 
 static json_t *

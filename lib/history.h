@@ -27,6 +27,7 @@ enum filter_key { FILTER_REASON, FILTER_FAMILY, FILTER_MODEL, FILTER_ACCOUNT, FI
 struct run_filter {
 	char *values[FILTER_KEYS][FILTER_VALUES_MAX];
 	int count[FILTER_KEYS];
+	long long id;          /* this run only; 0 = any */
 	double since;          /* runs that started at or after; 0 = any */
 	long limit;            /* 0 = no limit */
 	bool failed_only;      /* lost, or finished with a reason not "none"; not recovered yet */
@@ -45,6 +46,18 @@ typedef bool (*run_row_cb)(const struct run_row *row, void *arg);
 bool store_runs_each(struct store *store, const struct run_filter *f, run_row_cb cb, void *arg,
     struct store_error *err);
 bool store_run_mark_recovered(struct store *store, long long id, long long by, struct store_error *err);
+
+enum run_claim { CLAIM_TAKEN, CLAIM_RECOVERED, CLAIM_HELD };
+
+/*
+ * Claims run id for a re-run by holder, in one transaction: CLAIM_TAKEN when
+ * it is not recovered and either unclaimed, or claimed before `since` (the
+ * caller's start) by a holder no longer alive; else CLAIM_RECOVERED (or gone)
+ * or CLAIM_HELD (*by = the holder).  A claim made after `since` belongs to a
+ * recover running alongside: never taken over.  Times are real time.
+ */
+bool store_run_claim(struct store *store, long long id, const struct probe_lease *holder, double now,
+    double since, enum run_claim *result, struct probe_lease *by, struct store_error *err);
 
 /* Every stored field of the run, for --json. */
 json_t *run_row_to_json(const struct run_row *row, time_t now);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "redact.h"
+#include "visible.h"
 
 static bool
 ends_with_ci(const char *s, size_t len, const char *suffix)
@@ -242,4 +243,71 @@ redact_argv_json(int argc, char *const argv[], bool *redacted)
 		after_secret_option = redact_is_secret_option(argv[i]);
 	}
 	return array;
+}
+
+/* One argument with '\' doubled and stray bytes as \xHH; NULL when out of memory. */
+static char *
+exact_escape(const char *arg)
+{
+	size_t len = strlen(arg), n, used = 0;
+	char *out = malloc(4 * len + 1);
+
+	if (out == NULL)
+		return NULL;
+	for (size_t i = 0; i < len; i += n) {
+		if ((unsigned char)arg[i] < 0x80 || (n = utf8_sequence(arg + i, len - i)) == 0) {
+			n = 1;
+			if (arg[i] == '\\')
+				used += (size_t)sprintf(out + used, "\\\\");
+			else if ((unsigned char)arg[i] >= 0x80)
+				used += (size_t)sprintf(out + used, "\\x%02X", (unsigned char)arg[i]);
+			else
+				out[used++] = arg[i];
+			continue;
+		}
+		memcpy(out + used, arg + i, n);
+		used += n;
+	}
+	out[used] = '\0';
+	return out;
+}
+
+char *
+argv_exact_json(int argc, char *const argv[])
+{
+	json_t *array = json_array();
+	char *text = NULL, *one;
+	bool ok = array != NULL;
+
+	for (int i = 0; ok && i < argc; i++) {
+		ok = (one = exact_escape(argv[i])) != NULL && json_array_append_new(array, json_string(one)) == 0;
+		free(one);
+	}
+	if (ok)
+		text = json_dumps(array, JSON_COMPACT);
+	json_decref(array);
+	return text;
+}
+
+static int
+hex_value(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 :
+	    c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+void
+argv_exact_decode(const char *s, char *out)
+{
+	while (*s != '\0') {
+		if (s[0] == '\\' && s[1] == '\\') {
+			*out++ = '\\';
+			s += 2;
+		} else if (s[0] == '\\' && s[1] == 'x' && hex_value(s[2]) >= 0 && hex_value(s[3]) >= 0) {
+			*out++ = (char)(hex_value(s[2]) * 16 + hex_value(s[3]));
+			s += 4;
+		} else
+			*out++ = *s++;
+	}
+	*out = '\0';
 }

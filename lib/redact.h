@@ -39,4 +39,15 @@ bool redact_is_secret_option(const char *arg);
 /* argv as a JSON array of redacted strings; *redacted as for redact_arg(). */
 json_t *redact_argv_json(int argc, char *const argv[], bool *redacted);
 
+/*
+ * The exact argv, for `recover` to replay (only ever stored when nothing
+ * was redacted): a JSON array of strings, each the argument with '\' as
+ * "\\" and every byte that is not part of valid UTF-8 as "\xHH", so every
+ * byte survives a store that keeps text.  argv_exact_json() returns a new
+ * string to free(), NULL when out of memory; argv_exact_decode() writes the
+ * argument back into out (room for strlen(s) + 1 bytes).
+ */
+char *argv_exact_json(int argc, char *const argv[]);
+void argv_exact_decode(const char *s, char *out);
+
 #endif

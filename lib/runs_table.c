@@ -43,6 +43,11 @@ const struct run_column run_columns[] = {
 	{ "pid_start_time", DB_INT, FIELD_LLONG, AT(pid_start_time), 0, 0, 0 },
 	{ "alive_until", DB_REAL, FIELD_REAL, AT(alive_until), 0, 0, 0 },
 	{ "uid", DB_TEXT, FIELD_CHARS, CHARS(uid), 0, COLUMN_ONCE },
+	{ "argv_exact", DB_TEXT, FIELD_JSON, AT(argv_exact), 0, 0, 0 },
+	{ "claim_pid", DB_INT, FIELD_LONG, AT(claim.pid), 0, 0, COLUMN_LATER },
+	{ "claim_start_time", DB_INT, FIELD_LLONG, AT(claim.start_time), 0, 0, COLUMN_LATER },
+	{ "claim_host", DB_TEXT, FIELD_CHARS, CHARS(claim.host), 0, COLUMN_LATER },
+	{ "claimed_at", DB_REAL, FIELD_REAL, AT(claimed_at), 0, 0, COLUMN_LATER },
 };
 const size_t run_columns_count = sizeof(run_columns) / sizeof(run_columns[0]);
 
@@ -312,6 +317,10 @@ run_filter_sql(const struct run_filter *f, char mark, char *sql, size_t size,
 			add_param(sql, size, mark, params, count, &v);
 		}
 		strlcat(sql, ")", size);
+	}
+	if (f->id > 0) {
+		strlcat(sql, " AND id = ", size);
+		add_param(sql, size, mark, params, count, &(struct db_value){ .type = DB_INT, .i = f->id });
 	}
 	if (f->since > 0) {
 		strlcat(sql, " AND started_at >= ", size);

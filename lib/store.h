@@ -31,7 +31,7 @@
 struct store;
 
 /* The schema this build writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 #define STORE_BUSY_TIMEOUT_MS 5000
 
 enum store_status {
@@ -107,6 +107,7 @@ struct run_row {
 	long long id;
 	const char *argv_json;     /* a JSON array of strings; NULL when none was stored */
 	bool argv_redacted;        /* secrets were replaced: the argv cannot be replayed */
+	const char *argv_exact;    /* argv's exact bytes (redact.h); NULL when redacted or not stored */
 	const char *cwd, *family, *model, *account;
 	const char *source;        /* "wrap" or "record" */
 	double started_at, ended_at;
@@ -122,6 +123,8 @@ struct run_row {
 	long long pid_start_time;  /* /proc/<pid>/stat field 22 */
 	double alive_until;        /* its heartbeat: other hosts trust it until then */
 	char uid[40];              /* the run's identity everywhere (journal, server); "" = a new one */
+	struct probe_lease claim;  /* the recover that re-runs it (pid 0 = none; expires_at unused) */
+	double claimed_at;
 };
 
 /* One row of the waits table: a refusal or a wait, and for whom. */

@@ -63,6 +63,12 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
 	 * the server, so that a replay never records a run twice (the server's
 	 * unique index sees to that; a file needs none). */
 	"ALTER TABLE runs ADD COLUMN uid TEXT;",
+	/* 4 -> 5: the exact argv (the JSON argv is for reading), recover's claims. */
+	"ALTER TABLE runs ADD COLUMN argv_exact TEXT;"
+	"ALTER TABLE runs ADD COLUMN claim_pid INTEGER;"
+	"ALTER TABLE runs ADD COLUMN claim_start_time INTEGER;"
+	"ALTER TABLE runs ADD COLUMN claim_host TEXT;"
+	"ALTER TABLE runs ADD COLUMN claimed_at REAL;",
 };
 
 static bool sqlite_begin(struct store *store, struct store_error *err);
@@ -834,6 +840,26 @@ sqlite_clear_replayed(struct store *store, struct store_error *err)
 	    " DELETE FROM runs WHERE coalesce(state, '') <> 'running'", "clearing the replayed journal", err);
 }
 
+static bool
+sqlite_run_claim_set(struct store *store, long long id, const struct probe_lease *holder, double now,
+    struct store_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db_of(store), "UPDATE runs SET claim_pid = ?2, claim_start_time = ?3,"
+	    " claim_host = ?4, claimed_at = ?5 WHERE id = ?1", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "claiming a run");
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, holder->pid);
+	sqlite3_bind_int64(st, 3, holder->start_time);
+	sqlite3_bind_text(st, 4, holder->host, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 5, now);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE || db_error(err, store->path, db_of(store), rc, "claiming a run");
+}
+
 const struct store_ops store_sqlite_ops = {
 	.name = "sqlite",
 	.open = sqlite_open,
@@ -861,4 +887,5 @@ const struct store_ops store_sqlite_ops = {
 	.runs_each = sqlite_runs_each,
 	.run_mark_recovered = sqlite_run_mark_recovered,
 	.clear_replayed = sqlite_clear_replayed,
+	.run_claim_set = sqlite_run_claim_set,
 };

@@ -95,6 +95,14 @@ visible_bytes(const char *src, size_t len, char *out, size_t size)
 	return out;
 }
 
+size_t
+utf8_sequence(const char *s, size_t len)
+{
+	uint32_t cp;
+
+	return len > 0 ? utf8_char((const unsigned char *)s, len, &cp) : 0;
+}
+
 char *
 visible_text(const char *src, char *out, size_t size)
 {

@@ -21,6 +21,10 @@
  */
 char *visible_text(const char *src, char *out, size_t size);
 
+/* Length of the well-formed UTF-8 character at s (len bytes left), 0 when
+ * s does not start one (a stray byte, overlong, surrogate, cut short). */
+size_t utf8_sequence(const char *s, size_t len);
+
 /* The same for the first len bytes of src (which may hold NUL bytes). */
 char *visible_bytes(const char *src, size_t len, char *out, size_t size);
 

@@ -59,3 +59,58 @@ no_terminal_controls() {
 	no_terminal_controls "$output"
 	assert_output --partial 'refused: claude (scope *, account acct\e]0;x\x07) open on usage-limit'
 }
+
+# wrapped STREAM DIR [ARGS...]: a wrapped run (forced past any breaker) in DIR.
+wrapped() {
+	local stream=$1 dir=$2
+	shift 2
+	(cd "$dir" && FAKE_STREAM="$BATS_TEST_TMPDIR/$stream" "$RLWRAP" -q --force "${WRAP_OPTS[@]}" -- record-args "$@" > /dev/null) || true
+}
+WRAP_OPTS=()
+
+@test "recover --yes replays an argv that is not UTF-8 byte for byte" {
+	mkdir proj
+	wrapped overloaded proj $'keep-\xe9' 'a?b'
+	: > "$FAKE_RECORD"
+	run "$RLWRAP" recover
+	assert_output --partial 'record-args keep-\xE9 a?b'
+	assert_output --partial "-> run now"
+	FAKE_STREAM="$BATS_TEST_TMPDIR/success" run "$RLWRAP" recover --yes
+	assert_success
+	assert_equal "$(cat "$FAKE_RECORD")" "$BATS_TEST_TMPDIR/proj "$'keep-\xe9 a?b'
+}
+
+@test "a run stored before exact argv, with a '?' that may stand for a lost byte, is not replayed" {
+	mkdir proj
+	wrapped overloaded proj 'keep-?'
+	wrapped overloaded proj plain
+	# What a store of schema 2 held: the lossy JSON only.
+	sqlite3 "$RLWRAP_DB" "UPDATE runs SET argv_exact = NULL"
+	: > "$FAKE_RECORD"
+	run "$RLWRAP" recover --json
+	echo "$output" | jq -e '[.[] | select(.id == 2) | .action] == ["run"]'
+	echo "$output" | jq -e '.[] | select(.id == 1) | .action == "skip" and
+		(.action_reason | startswith("skip: stored before rlwrap kept exact commands"))'
+	FAKE_STREAM="$BATS_TEST_TMPDIR/success" run "$RLWRAP" recover --yes
+	assert_success
+	assert_equal "$(cat "$FAKE_RECORD")" "$BATS_TEST_TMPDIR/proj plain"
+}
+
+@test "two recover --yes at once run each failed run once" {
+	mkdir proj
+	printf '#!/bin/sh\nsleep 1\nexec record-args "$@"\n' > slow-args
+	chmod +x slow-args
+	printf '[family.claude]\ncommands = record-args, slow-args\n' > "$RLWRAP_CONFIG"
+	(cd proj && FAKE_STREAM=../overloaded "$RLWRAP" -q --force -- "$BATS_TEST_TMPDIR/slow-args" one > /dev/null)
+	(cd proj && FAKE_STREAM=../overloaded "$RLWRAP" -q --force -- "$BATS_TEST_TMPDIR/slow-args" two > /dev/null)
+	: > "$FAKE_RECORD"
+	FAKE_STREAM="$BATS_TEST_TMPDIR/success" "$RLWRAP" recover --yes > /dev/null 2> first.err &
+	FAKE_STREAM="$BATS_TEST_TMPDIR/success" "$RLWRAP" recover --yes > /dev/null 2> second.err &
+	wait
+	cat first.err second.err
+	run sort "$FAKE_RECORD"
+	assert_output "$BATS_TEST_TMPDIR/proj one
+$BATS_TEST_TMPDIR/proj two"
+	grep -q "re-runs it\|recovered meanwhile" first.err second.err
+	assert_equal "$("$RLWRAP" recover --json | jq length)" 0
+}
