@@ -43,6 +43,7 @@ struct plan_item {
 	char *argv_json, *cwd;
 	char host[256];            /* the host that recorded it ("" = unknown) */
 	char *argv_exact;          /* the exact argv (redact.h); NULL: use argv_json */
+	char *family, *model, *account;   /* what decided its key: the re-run's too */
 	char line[1024];
 	json_t *json;              /* the run's stored fields, for --json */
 };
@@ -144,6 +145,9 @@ plan_row(const struct run_row *r, void *arg)
 	it->argv_json = r->argv_json != NULL ? strdup(r->argv_json) : NULL;
 	it->cwd = strdup(r->cwd);
 	it->argv_exact = r->argv_exact != NULL ? strdup(r->argv_exact) : NULL;
+	it->family = strdup(r->family);
+	it->model = strdup(r->model);
+	it->account = strdup(r->account);
 	cmd_format_run_line(r, it->line, sizeof(it->line));
 	it->json = run_row_to_json(r, p->now);
 	return true;
@@ -156,6 +160,9 @@ plan_free(struct plan *p)
 		free(p->items[i].argv_json);
 		free(p->items[i].cwd);
 		free(p->items[i].argv_exact);
+		free(p->items[i].family);
+		free(p->items[i].model);
+		free(p->items[i].account);
 		json_decref(p->items[i].json);
 	}
 	free(p->items);
@@ -220,7 +227,8 @@ stored_count(const struct plan_item *it)
 	return n;
 }
 
-/* <self> run [--wait[=MAX]] --signal-file FILE -- argv... */
+/* <self> run [--wait[=MAX]] --family F --model M --account A --signal-file FILE
+ * -- argv...: the original's identity, so that its outcome lands on its key. */
 static char **
 rerun_argv(const char *self, const struct plan_item *it, const char *signal_file, const char *wait)
 {
@@ -233,6 +241,16 @@ rerun_argv(const char *self, const struct plan_item *it, const char *signal_file
 	argv[k++] = strdup("run");
 	if (wait != NULL)
 		argv[k++] = strdup(wait);
+	if (family_known(it->family)) {
+		argv[k++] = strdup("--family");
+		argv[k++] = strdup(it->family);
+	}
+	if (*it->model != '\0') {
+		argv[k++] = strdup("--model");
+		argv[k++] = strdup(it->model);
+	}
+	argv[k++] = strdup("--account");
+	argv[k++] = strdup(*it->account != '\0' ? it->account : "default");
 	argv[k++] = strdup("--signal-file");
 	argv[k++] = strdup(signal_file);
 	argv[k++] = strdup("--");

@@ -96,6 +96,20 @@ WRAP_OPTS=()
 	assert_equal "$(cat "$FAKE_RECORD")" "$BATS_TEST_TMPDIR/proj plain"
 }
 
+@test "recover --yes re-runs with the original's family, model and account" {
+	mkdir proj
+	WRAP_OPTS=(-a work -m opus)
+	wrapped overloaded proj task
+	printf '%s\n' '{"type":"result","subtype":"success","is_error":true,"result":"API Error: 429 rate limited","api_error_status":429}' > rate
+	FAKE_STREAM="$BATS_TEST_TMPDIR/rate" run "$RLWRAP" recover --yes
+	assert_failure
+	assert_output --partial "#1 re-ran as #2"
+	run "$RLWRAP" history --json
+	echo "$output" | jq -e '.[] | select(.id == 2) | .account == "work" and .model == "opus" and .family == "claude"'
+	# the re-run's failure tripped the original's key, not the default account's
+	assert_equal "$("$RLWRAP" status --json | jq -r '[.breakers[] | .account] | join(",")')" work
+}
+
 @test "two recover --yes at once run each failed run once" {
 	mkdir proj
 	printf '#!/bin/sh\nsleep 1\nexec record-args "$@"\n' > slow-args
