@@ -1,35 +1,274 @@
-/* redact.c: secrets in argv replaced by "[redacted]" before they reach the store. */
+/* redact.c: secrets in argv and in messages replaced by "[redacted]" before
+ * they reach the store or the screen, by one table of rules. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "redact.h"
+#include "textutil.h"
 #include "visible.h"
 
+/* ---- the tables ---- */
+
+/* Options whose value is a secret ("--name V" or "--name=V"): whole names,
+ * then name endings; any case. */
+static const char *const secret_option_names[] = {
+	"key", "token", "secret", "password", "passwd", "pass", "apikey", "auth", "pat",
+	"passphrase", "cookie", "credential", "credentials",
+};
+static const char *const secret_option_endings[] = {
+	"-key", "_key", "apikey", "-token", "_token", "-secret", "_secret", "-password", "_password",
+	"-passwd", "_passwd", "-passphrase", "_passphrase", "-auth", "_auth", "-pat", "_pat",
+	"-cookie", "_cookie", "-credentials", "_credentials",
+};
+/* Environment-style "NAME=V": NAME's endings, any case. */
+static const char *const secret_assignment_endings[] = {
+	"key", "token", "secret", "password", "passwd", "passphrase", "_pat", "_auth", "cookie",
+	"credentials",
+};
+/* Options whose value is "user:password" (curl, wget): the password goes. */
+static const char *const user_password_options[] = { "-u", "--user", "--proxy-user", "-U" };
+/* Header names whose value is a credential, in a "-H 'Name: value'" or a message. */
+static const char *const secret_headers[] = {
+	"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "api-key",
+	"x-auth-token", "private-token", "x-goog-api-key",
+};
+/* Words whose next word is a credential: "Bearer T", "Basic T". */
+static const char *const credential_schemes[] = { "bearer", "basic", "token" };
+/* Query parameters whose value is a credential: "?access_token=T". */
+static const char *const secret_query_params[] = {
+	"access_token", "api_key", "apikey", "key", "token", "secret", "password", "sig", "signature",
+	"auth", "client_secret", "refresh_token", "id_token",
+};
+
+/* Key shapes: a prefix and the shortest whole word that is a key. */
+static const struct key_prefix {
+	const char *prefix;
+	size_t min_len;
+} key_prefixes[] = {
+	{ "sk-", 20 },            /* OpenAI, Anthropic (sk-ant-), DeepSeek, ... */
+	{ "sk_live_", 20 }, { "sk_test_", 20 }, { "rk_live_", 20 },   /* Stripe */
+	{ "ghp_", 20 }, { "gho_", 20 }, { "ghu_", 20 }, { "ghs_", 20 }, { "ghr_", 20 },
+	{ "github_pat_", 20 },    /* GitHub */
+	{ "glpat-", 20 }, { "gldt-", 20 }, { "glrt-", 20 },   /* GitLab */
+	{ "xai-", 20 },           /* xAI */
+	{ "AKIA", 20 }, { "ASIA", 20 },   /* AWS access key ids */
+	{ "AIza", 30 },           /* Google */
+	{ "hf_", 20 },            /* Hugging Face */
+	{ "gsk_", 20 },           /* Groq */
+	{ "pplx-", 20 },          /* Perplexity */
+	{ "r8_", 20 },            /* Replicate */
+	{ "npm_", 20 }, { "pypi-", 20 },
+	{ "eyJ", 20 },            /* a JWT's header or payload */
+};
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 static bool
-ends_with_ci(const char *s, size_t len, const char *suffix)
+in_list_ci(const char *const *list, size_t n, const char *s, size_t len)
 {
-	size_t n = strlen(suffix);
-
-	return len >= n && strncasecmp(s + len - n, suffix, n) == 0;
-}
-
-/* The option name of "--name" or "--name=value", lower case rules; len excludes "=value". */
-static bool
-secret_option_name(const char *name, size_t len)
-{
-	static const char *const exact[] = { "key", "token", "secret", "password", "passwd", "apikey", "pass" };
-	static const char *const suffixes[] = { "-key", "_key", "-token", "_token", "-secret", "_secret",
-		"-password", "_password", "-passwd", "apikey" };
-
-	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
-		if (len == strlen(exact[i]) && strncasecmp(name, exact[i], len) == 0)
-			return true;
-	for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
-		if (ends_with_ci(name, len, suffixes[i]))
+	for (size_t i = 0; i < n; i++)
+		if (strlen(list[i]) == len && strncasecmp(list[i], s, len) == 0)
 			return true;
 	return false;
 }
+
+static bool
+ends_in_list_ci(const char *const *list, size_t n, const char *s, size_t len)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t k = strlen(list[i]);
+
+		if (len >= k && strncasecmp(s + len - k, list[i], k) == 0)
+			return true;
+	}
+	return false;
+}
+
+static bool
+is_token_char(char c)
+{
+	return isalnum((unsigned char)c) || strchr("_+/=-", c) != NULL;
+}
+
+static size_t
+token_end(const char *s, size_t len, size_t i)
+{
+	while (i < len && is_token_char(s[i]))
+		i++;
+	return i;
+}
+
+/* Does the word s[0..len) look like a credential? */
+static bool
+key_shaped(const char *s, size_t len)
+{
+	size_t hex = 0, upper = 0, lower = 0, digit = 0, slash = 0;
+
+	for (size_t i = 0; i < ARRAY_LEN(key_prefixes); i++)
+		if (len >= key_prefixes[i].min_len &&
+		    strncmp(s, key_prefixes[i].prefix, strlen(key_prefixes[i].prefix)) == 0)
+			return true;
+	/* Slack: xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe- ... */
+	if (len >= 15 && strncmp(s, "xox", 3) == 0 && isalpha((unsigned char)s[3]) && s[4] == '-')
+		return true;
+	if (len < 32)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		hex += isxdigit((unsigned char)s[i]) != 0;
+		upper += isupper((unsigned char)s[i]) != 0;
+		lower += islower((unsigned char)s[i]) != 0;
+		digit += isdigit((unsigned char)s[i]) != 0;
+		slash += s[i] == '/';
+	}
+	if (hex == len)
+		return true;
+	return upper > 0 && lower > 0 && digit > 0 && s[0] != '/' && slash * 10 <= len;
+}
+
+/* A URL's user that is a token ("https://TOKEN@host"), not a name: shaped
+ * like a key, or 16 characters or more with digits in them. */
+static bool
+token_user(const char *s, size_t len)
+{
+	size_t digits = 0;
+
+	for (size_t i = 0; i < len; i++)
+		digits += isdigit((unsigned char)s[i]) != 0;
+	return key_shaped(s, len) || (len >= 16 && digits > 0);
+}
+
+/* ---- rules over text: each says whether a secret starts its span at or
+ * after i, as [*start, *end) ---- */
+
+/* "scheme://user:password@host": the password; "scheme://token@host": the token. */
+static bool
+match_url_userinfo(const char *s, size_t len, size_t i, size_t *start, size_t *end)
+{
+	size_t j = i + 3, colon = 0;
+
+	if (len - i < 3 || strncmp(s + i, "://", 3) != 0)
+		return false;
+	for (; j < len && strchr("/?#@ \t\r\n\"'<>", s[j]) == NULL; j++)
+		if (s[j] == ':' && colon == 0)
+			colon = j;
+	if (j >= len || s[j] != '@')
+		return false;
+	*start = colon != 0 ? colon + 1 : i + 3;
+	*end = j;
+	return *end > *start && (colon != 0 || token_user(s + *start, *end - *start));
+}
+
+/* "?access_token=T" or "&key=T": the value. */
+static bool
+match_query_param(const char *s, size_t len, size_t i, size_t *start, size_t *end)
+{
+	size_t j = i + 1;
+
+	if (s[i] != '?' && s[i] != '&')
+		return false;
+	while (j < len && (isalnum((unsigned char)s[j]) || s[j] == '_' || s[j] == '-'))
+		j++;
+	if (j >= len || s[j] != '=' || !in_list_ci(secret_query_params, ARRAY_LEN(secret_query_params),
+	    s + i + 1, j - i - 1))
+		return false;
+	*start = j + 1;
+	*end = *start + strcspn(s + *start, "&# \t\r\n\"'");
+	if (*end > len)
+		*end = len;
+	return *end > *start;
+}
+
+/* "Authorization: Basic T", "Cookie: a=b; c=d": everything after the colon, to the line's end. */
+static bool
+match_header(const char *s, size_t len, size_t i, size_t *start, size_t *end)
+{
+	size_t j = i;
+
+	while (j < len && (isalnum((unsigned char)s[j]) || s[j] == '-'))
+		j++;
+	if (j >= len || s[j] != ':' ||
+	    !in_list_ci(secret_headers, ARRAY_LEN(secret_headers), s + i, j - i))
+		return false;
+	for (j++; j < len && s[j] == ' '; j++)
+		;
+	*start = j;
+	while (j < len && s[j] != '\n' && s[j] != '\r')
+		j++;
+	*end = j;
+	return *end > *start;
+}
+
+/* "Bearer T", "Basic T": the word after the scheme, when 8 characters or more. */
+static bool
+match_scheme(const char *s, size_t len, size_t i, size_t *start, size_t *end)
+{
+	size_t j = i;
+
+	while (j < len && isalpha((unsigned char)s[j]))
+		j++;
+	if (j >= len || s[j] != ' ' ||
+	    !in_list_ci(credential_schemes, ARRAY_LEN(credential_schemes), s + i, j - i))
+		return false;
+	while (j < len && s[j] == ' ')
+		j++;
+	*start = j;
+	*end = token_end(s, len, j);
+	return *end - *start >= 8;
+}
+
+/* A word shaped like a key (key_prefixes, or long and random). */
+static bool
+match_key_word(const char *s, size_t len, size_t i, size_t *start, size_t *end)
+{
+	*start = i;
+	*end = token_end(s, len, i);
+	return *end > i && key_shaped(s + i, *end - i);
+}
+
+static const struct text_rule {
+	const char *name;
+	bool word_start;   /* tried only where a word starts */
+	bool (*match)(const char *s, size_t len, size_t i, size_t *start, size_t *end);
+} text_rules[] = {
+	{ "url-credentials", false, match_url_userinfo },
+	{ "query-secret", false, match_query_param },
+	{ "secret-header", true, match_header },
+	{ "credential-scheme", true, match_scheme },
+	{ "key-shape", true, match_key_word },
+};
+
+/* Copies s[0..len) to out (room for 2 * len + sizeof(REDACTED)), each span a
+ * rule finds replaced; returns the end of what was written. */
+static char *
+redact_spans(char *out, const char *s, size_t len, bool *redacted)
+{
+	size_t i = 0, start, end;
+
+	while (i < len) {
+		bool word = is_token_char(s[i]) && (i == 0 || !is_token_char(s[i - 1])), hit = false;
+
+		for (size_t r = 0; r < ARRAY_LEN(text_rules) && !hit; r++)
+			hit = (word || !text_rules[r].word_start) && text_rules[r].match(s, len, i, &start, &end);
+		if (hit) {
+			memcpy(out, s + i, start - i);
+			out += start - i;
+			memcpy(out, REDACTED, strlen(REDACTED));
+			out += strlen(REDACTED);
+			*redacted = true;
+			i = end;
+			continue;
+		}
+		end = word ? token_end(s, len, i) : i + 1;
+		memcpy(out, s + i, end - i);
+		out += end - i;
+		i = end;
+	}
+	return out;
+}
+
+/* ---- rules over one argument of a command line ---- */
 
 /* Length of the option name after the dashes, or 0 when arg is not "-name" / "--name". */
 static size_t
@@ -46,6 +285,13 @@ option_name(const char *arg, const char **name)
 	return strcspn(s, "=");
 }
 
+static bool
+secret_option_name(const char *name, size_t len)
+{
+	return in_list_ci(secret_option_names, ARRAY_LEN(secret_option_names), name, len) ||
+	    ends_in_list_ci(secret_option_endings, ARRAY_LEN(secret_option_endings), name, len);
+}
+
 bool
 redact_is_secret_option(const char *arg)
 {
@@ -55,7 +301,14 @@ redact_is_secret_option(const char *arg)
 	return len > 0 && name[len] == '\0' && secret_option_name(name, len);
 }
 
-/* "NAME=value" with an environment-style NAME ending in KEY/TOKEN/SECRET/PASSWORD. */
+bool
+redact_is_user_option(const char *arg)
+{
+	return in_list_ci(user_password_options, ARRAY_LEN(user_password_options), arg, strlen(arg));
+}
+
+/* "NAME=value" with an environment-style NAME ending like a secret: the
+ * length of "NAME=", else 0. */
 static size_t
 secret_assignment(const char *arg)
 {
@@ -66,150 +319,85 @@ secret_assignment(const char *arg)
 	for (size_t i = 0; i < len; i++)
 		if (!isalnum((unsigned char)arg[i]) && arg[i] != '_')
 			return 0;
-	if (ends_with_ci(arg, len, "key") || ends_with_ci(arg, len, "token") ||
-	    ends_with_ci(arg, len, "secret") || ends_with_ci(arg, len, "password") ||
-	    ends_with_ci(arg, len, "passwd"))
-		return len + 1;
-	return 0;
+	return ends_in_list_ci(secret_assignment_endings, ARRAY_LEN(secret_assignment_endings), arg, len) ?
+	    len + 1 : 0;
 }
 
-static bool
-is_token_char(char c)
+/* What of arg to keep before "[redacted]" when a rule of the command line
+ * takes the rest; 0 with *whole false when none does. */
+static size_t
+argument_rule(const char *arg, enum redact_context ctx, bool *whole)
 {
-	return isalnum((unsigned char)c) || strchr("_+/=-", c) != NULL;
-}
+	const char *name, *colon;
+	size_t name_len = option_name(arg, &name);
 
-/* Does the run s[0..len) look like a credential? */
-static bool
-key_shaped(const char *s, size_t len)
-{
-	static const struct { const char *prefix; size_t min_len; } prefixes[] = {
-		{ "sk-", 20 }, { "ghp_", 20 }, { "gho_", 20 }, { "ghu_", 20 }, { "ghs_", 20 },
-		{ "ghr_", 20 }, { "github_pat_", 20 }, { "AIza", 30 }, { "xoxb-", 15 },
-		{ "xoxa-", 15 }, { "xoxp-", 15 }, { "xoxr-", 15 },
-	};
-	size_t hex = 0, upper = 0, lower = 0, digit = 0, slash = 0;
-
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (len >= prefixes[i].min_len && strncmp(s, prefixes[i].prefix, strlen(prefixes[i].prefix)) == 0)
-			return true;
-	if (len < 32)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		hex += isxdigit((unsigned char)s[i]) != 0;
-		upper += isupper((unsigned char)s[i]) != 0;
-		lower += islower((unsigned char)s[i]) != 0;
-		digit += isdigit((unsigned char)s[i]) != 0;
-		slash += s[i] == '/';
+	*whole = false;
+	if (ctx == AFTER_SECRET_OPTION && *arg != '\0') {
+		*whole = true;
+		return 0;
 	}
-	if (hex == len)
-		return true;
-	return upper > 0 && lower > 0 && digit > 0 && s[0] != '/' && slash * 10 <= len;
-}
-
-/* Copies src[0..len) to out, each key-shaped word (and the word after "Bearer") redacted. */
-static char *
-redact_words(char *out, const char *src, size_t len, bool *redacted)
-{
-	bool after_bearer = false;
-	size_t i = 0;
-
-	while (i < len) {
-		size_t start = i;
-
-		if (!is_token_char(src[i])) {
-			*out++ = src[i++];
-			continue;
-		}
-		while (i < len && is_token_char(src[i]))
-			i++;
-		if ((after_bearer && i - start >= 8) || key_shaped(src + start, i - start)) {
-			memcpy(out, REDACTED, strlen(REDACTED));
-			out += strlen(REDACTED);
-			*redacted = true;
-		} else {
-			memcpy(out, src + start, i - start);
-			out += i - start;
-		}
-		after_bearer = i - start == 6 && strncasecmp(src + start, "Bearer", 6) == 0 &&
-		    i < len && src[i] == ' ';
+	if (ctx == AFTER_USER_OPTION && (colon = strchr(arg, ':')) != NULL && colon[1] != '\0')
+		return (size_t)(colon - arg) + 1;
+	if (name_len > 0 && name[name_len] == '=' && name[name_len + 1] != '\0') {
+		if (secret_option_name(name, name_len))
+			return (size_t)(name - arg) + name_len + 1;
+		colon = strchr(name + name_len, ':');
+		if (in_list_ci(user_password_options, ARRAY_LEN(user_password_options), arg,
+		    (size_t)(name - arg) + name_len) && colon != NULL && colon[1] != '\0')
+			return (size_t)(colon - arg) + 1;
 	}
-	return out;
+	return secret_assignment(arg);
 }
 
-/*
- * A copy of arg with the password of every URL in it ("scheme://user:PASSWORD@
- * host", as in a postgresql:// URL) redacted; NULL when out of memory.
- */
-static char *
-url_passwords_redacted(const char *arg, bool *redacted)
+char *
+redact_arg_in(const char *arg, enum redact_context ctx, bool *redacted)
 {
-	size_t len = strlen(arg), n = 0;
-	char *out = malloc(len + len / 4 * sizeof(REDACTED) + sizeof(REDACTED));
-	const char *p = arg, *scheme;
+	size_t len = strlen(arg), keep;
+	bool whole;
+	char *out, *end;
 
-	if (out == NULL)
+	if ((out = malloc(2 * len + sizeof(REDACTED))) == NULL)
 		return NULL;
-	while ((scheme = strstr(p, "://")) != NULL) {
-		const char *user = scheme + 3, *end = user + strcspn(user, "/?#@ "), *colon;
-
-		colon = memchr(user, ':', (size_t)(end - user));
-		if (*end != '@' || colon == NULL || colon + 1 == end) {
-			memcpy(out + n, p, (size_t)(user - p));
-			n += (size_t)(user - p);
-			p = user;
-			continue;
-		}
-		memcpy(out + n, p, (size_t)(colon + 1 - p));
-		n += (size_t)(colon + 1 - p);
-		memcpy(out + n, REDACTED, strlen(REDACTED));
-		n += strlen(REDACTED);
+	keep = argument_rule(arg, ctx, &whole);
+	if (whole || keep > 0) {
+		memcpy(out, arg, keep);
+		memcpy(out + keep, REDACTED, sizeof(REDACTED));
 		*redacted = true;
-		p = end;
+		return out;
 	}
-	strcpy(out + n, p);
+	end = redact_spans(out, arg, len, redacted);
+	*end = '\0';
 	return out;
 }
 
 char *
 redact_arg(const char *arg, bool after_secret_option, bool *redacted)
 {
-	size_t len = strlen(arg), keep = 0;
-	const char *name;
-	size_t name_len = option_name(arg, &name);
-	char *out, *end, *plain, *grown;
-
-	if (after_secret_option && len > 0) {
-		*redacted = true;
-		return strdup(REDACTED);
-	}
-	if (name_len > 0 && name[name_len] == '=' && name[name_len + 1] != '\0' &&
-	    secret_option_name(name, name_len))
-		keep = (size_t)(name - arg) + name_len + 1;
-	else
-		keep = secret_assignment(arg);
-	if ((out = malloc(2 * len + sizeof(REDACTED))) == NULL)
-		return NULL;
-	memcpy(out, arg, keep);
-	if (keep > 0) {
-		memcpy(out + keep, REDACTED, sizeof(REDACTED));
-		*redacted = true;
-		return out;
-	}
-	if ((plain = url_passwords_redacted(arg, redacted)) == NULL || (grown = realloc(out,
-	    2 * strlen(plain) + sizeof(REDACTED))) == NULL) {
-		free(plain);
-		free(out);
-		return NULL;
-	}
-	out = grown;
-	end = redact_words(out, plain, strlen(plain), redacted);
-	*end = '\0';
-	free(plain);
-	return out;
+	return redact_arg_in(arg, after_secret_option ? AFTER_SECRET_OPTION : AFTER_PLAIN, redacted);
 }
 
-/* A JSON string of s; bytes that are not valid UTF-8 become '?'. */
+bool
+redact_text(const char *src, char *out, size_t size)
+{
+	size_t len = strlen(src);
+	char *buf = malloc(2 * len + sizeof(REDACTED)), *end;
+	bool redacted = false;
+
+	if (buf == NULL) {
+		/* no room to redact: say nothing rather than a secret */
+		if (size > 0)
+			out[0] = '\0';
+		return true;
+	}
+	end = redact_spans(buf, src, len, &redacted);
+	*end = '\0';
+	utf8_copy(out, size, buf);
+	free(buf);
+	return redacted;
+}
+
+/* A JSON string of s; bytes that are not valid UTF-8 become '?' (the exact
+ * bytes go to argv_exact_json()). */
 static json_t *
 json_string_lossy(char *s)
 {
@@ -227,12 +415,12 @@ json_t *
 redact_argv_json(int argc, char *const argv[], bool *redacted)
 {
 	json_t *array = json_array();
-	bool after_secret_option = false;
+	enum redact_context ctx = AFTER_PLAIN;
 
 	if (array == NULL)
 		return NULL;
 	for (int i = 0; i < argc; i++) {
-		char *clean = redact_arg(argv[i], after_secret_option, redacted);
+		char *clean = redact_arg_in(argv[i], ctx, redacted);
 
 		if (clean == NULL || json_array_append_new(array, json_string_lossy(clean)) != 0) {
 			free(clean);
@@ -240,11 +428,11 @@ redact_argv_json(int argc, char *const argv[], bool *redacted)
 			return NULL;
 		}
 		free(clean);
-		after_secret_option = redact_is_secret_option(argv[i]);
+		ctx = redact_is_secret_option(argv[i]) ? AFTER_SECRET_OPTION :
+		    redact_is_user_option(argv[i]) ? AFTER_USER_OPTION : AFTER_PLAIN;
 	}
 	return array;
 }
-
 /* One argument with '\' doubled and stray bytes as \xHH; NULL when out of memory. */
 static char *
 exact_escape(const char *arg)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "classify_int.h"
+#include "redact.h"
 
 /* limit_type from wording when no record named it. */
 static void
@@ -82,7 +83,8 @@ signal_from_evidence(const struct classifier *c, const struct held *h, struct fa
 		sig->resets_at = r.at;
 		sig->reset_source = r.source;
 	}
-	strlcpy(sig->message, ev->message, sizeof(sig->message));
+	/* a key the provider echoes ("Invalid API key sk-ant-...") goes no further */
+	redact_text(ev->message, sig->message, sizeof(sig->message));
 	sig->line = h->line;
 	sig->after_output = h->after_output;
 }

@@ -128,3 +128,30 @@ $BATS_TEST_TMPDIR/proj two"
 	grep -q "re-runs it\|recovered meanwhile" first.err second.err
 	assert_equal "$("$RLWRAP" recover --json | jq length)" 0
 }
+
+@test "a key echoed in a stream's error message is redacted where it is stored and shown" {
+	mkdir proj
+	printf '%s\n' '{"type":"result","subtype":"success","is_error":true,"result":"Invalid API key sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx-0123 (check ANTHROPIC_API_KEY)","api_error_status":401}' > badkey
+	(cd proj && FAKE_STREAM=../badkey run "$RLWRAP" --force --signal-file ../sig -- record-args task)
+	run "$RLWRAP" history --json
+	assert_output --partial 'Invalid API key [redacted]'
+	refute_output --partial 'sk-ant-api03'
+	run "$RLWRAP" classify-failure --json badkey
+	assert_output --partial 'Invalid API key [redacted]'
+	refute_output --partial 'AbCdEfGhIjKl'
+	run grep -ls 'AbCdEfGhIjKl' "$RLWRAP_DB" "$RLWRAP_DB-wal" sig
+	assert_output ""
+}
+
+@test "command lines are stored with the credentials of every shape redacted" {
+	mkdir proj
+	wrapped overloaded proj -u 'alice:hunter2' 'https://bob:pw1234@git.example.com/r' \
+		-H 'Authorization: Basic YWxpY2U6aHVudGVyMg==' --pat glpat-AbCdEfGhIjKlMnOpQrSt \
+		'Cookie: sid=s3cr3t' AKIAIOSFODNN7EXAMPLE xai-AbCdEfGhIjKlMnOpQrStUv1234
+	run "$RLWRAP" history --json
+	echo "$output" | jq -e '.[0].argv == ["record-args","-u","alice:[redacted]",
+		"https://bob:[redacted]@git.example.com/r","-H","Authorization: [redacted]","--pat","[redacted]",
+		"Cookie: [redacted]","[redacted]","[redacted]"] and .[0].argv_redacted'
+	run sqlite3 "$RLWRAP_DB" "select count(*) from runs where argv_exact is not null or argv like '%hunter2%'"
+	assert_output 0
+}
