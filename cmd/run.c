@@ -28,6 +28,8 @@
 #include "cmd.h"
 #include "detect.h"
 #include "linemerge.h"
+#include "outfile.h"
+#include "redact.h"
 #include "run.h"
 #include "tapqueue.h"
 #include "tty.h"
@@ -336,18 +338,62 @@ tap_tee_open(struct run_tap *t, struct child_spec *spec)
 	spec->tap_pipe = t->tee_pipe[1];
 }
 
-/* Opens FILE for writing, before the child runs (a failure is ours: 125). */
-static int
-open_output(const char *option, const char *path)
+/* Does fd write into the state file (or its -wal or -shm)?  It would
+ * destroy it. */
+static bool
+is_state_file(int fd, const struct run_breaker *b)
 {
+	struct store_options opts;
+	struct store_error error;
+	char side[PATH_MAX + 8];
+
+	if (!store_options_resolve(&opts, b->cfg.store_path, 0, 0, &error))
+		return false;
+	if (outfile_is(fd, opts.path))
+		return true;
+	snprintf(side, sizeof(side), "%s-wal", opts.path);
+	if (outfile_is(fd, side))
+		return true;
+	snprintf(side, sizeof(side), "%s-shm", opts.path);
+	return outfile_is(fd, side);
+}
+
+/* Opens --raw-stream before the child runs (a failure is ours: 125): not
+ * through a symlink someone else planted (outfile.h), never the state file. */
+static int
+open_raw_stream(const char *path, const struct run_breaker *b)
+{
+	char error[PATH_MAX + 128];
 	int fd;
 
 	if (path == NULL)
 		return -1;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		err(EXIT_INTERNAL, "%s %s", option, path);
+	if ((fd = outfile_open(path, error, sizeof(error))) < 0)
+		errx(EXIT_INTERNAL, "--raw-stream %s", error);
+	if (is_state_file(fd, b))
+		errx(EXIT_INTERNAL, "--raw-stream %s: that is the state file (or its -wal or -shm): refused",
+		    path);
 	return fd;
+}
+
+/* Empties the raw stream once the child will run (a refusal leaves it be). */
+static void
+truncate_raw_stream(int fd, const char *path)
+{
+	char error[PATH_MAX + 128];
+
+	if (fd >= 0 && !outfile_truncate(fd, path, error, sizeof(error)))
+		errx(EXIT_INTERNAL, "--raw-stream %s", error);
+}
+
+/* Checks --signal-file before the child runs: it will be replaced then. */
+static void
+check_signal_file(const char *path)
+{
+	char error[PATH_MAX + 128];
+
+	if (path != NULL && !outfile_check(path, error, sizeof(error)))
+		errx(EXIT_INTERNAL, "--signal-file %s", error);
 }
 
 static void
@@ -403,17 +449,15 @@ elapsed_ms(const struct timespec *a, const struct timespec *b)
 json_t *
 signal_file_json(const struct run_opts *o, const struct run_identity *id, const struct signal_report *s)
 {
-	json_t *obj = signal_to_json(s->sig, s->now), *argv = json_array();
+	json_t *obj = signal_to_json(s->sig, s->now);
 	char when[48];
 
-	for (int i = 0; i < o->argc; i++)
-		json_array_append_new(argv, json_string(o->argv[i]));
 	if (s->refused && s->sig->reason == REASON_NONE)
 		json_object_set_new(obj, "reason", json_null());
 	if (s->reset_source != NULL)
 		json_object_set_new(obj, "reset_source", json_string(s->reset_source));
 	json_object_set_new(obj, "account", json_string(id->account));
-	json_object_set_new(obj, "argv", argv);
+	json_object_set_new(obj, "argv", signal_argv_json(o));
 	format_iso_ms(&s->started, when, sizeof(when));
 	json_object_set_new(obj, "started_at", json_string(when));
 	format_iso_ms(&s->ended, when, sizeof(when));
@@ -432,21 +476,30 @@ signal_file_json(const struct run_opts *o, const struct run_identity *id, const 
 	return obj;
 }
 
+json_t *
+signal_argv_json(const struct run_opts *o)
+{
+	bool redacted = false;
+	json_t *argv = redact_argv_json(o->argc, o->argv, &redacted);
+
+	return argv != NULL ? argv : json_array();
+}
+
 void
 write_json_file(const char *option, const char *path, json_t *obj)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	FILE *f;
+	char *text = json_dumps(obj, JSON_COMPACT | JSON_PRESERVE_ORDER | SIGNAL_JSON_REALS), *doc;
+	char error[PATH_MAX + 128];
 
-	if (fd < 0 || (f = fdopen(fd, "w")) == NULL) {
-		warn("%s %s", option, path);
-		if (fd >= 0)
-			close(fd);
+	if (text == NULL || asprintf(&doc, "%s\n", text) < 0) {
+		warnx("%s %s: out of memory", option, path);
+		free(text);
 		return;
 	}
-	if (json_dumpf(obj, f, JSON_COMPACT | JSON_PRESERVE_ORDER | SIGNAL_JSON_REALS) < 0 ||
-	    fputc('\n', f) == EOF || fclose(f) == EOF)
-		warn("%s %s", option, path);
+	if (!outfile_replace(path, doc, strlen(doc), error, sizeof(error)))
+		warnx_visible("%s %s", option, error);
+	free(doc);
+	free(text);
 }
 
 static void
@@ -840,21 +893,22 @@ run_exec(struct args *args)
 {
 	struct run_ctx x;
 	struct run_result r;
-	int rc = -1, signal_fd;
+	int rc = -1;
 	double wake;
 
 	if (!run_setup(args, &x))
 		return EXIT_USAGE;
+	/* Both files are checked before the gate records a running row, and
+	 * before any spawn: a failure is ours (125). */
+	x.raw_fd = open_raw_stream(x.o.raw_stream, &x.b);
+	check_signal_file(x.o.signal_file);
 	if ((rc = run_breaker_open(&x.b, &x.o, &x.id)) < 0)
 		rc = gate_before_spawn(&x.b, &x.o, &x.id, x.o.wait ? x.o.wait_max : -1, x.o.force);
 	if (rc >= 0) {
 		run_cleanup(&x);
 		return rc;
 	}
-	/* Both files are opened before any spawn: a failure is ours (125). */
-	x.raw_fd = open_output("--raw-stream", x.o.raw_stream);
-	if ((signal_fd = open_output("--signal-file", x.o.signal_file)) >= 0)
-		close(signal_fd);
+	truncate_raw_stream(x.raw_fd, x.o.raw_stream);
 	term_mode_init(&run_term);
 	atexit(restore_terminal);
 	memset(&r, 0, sizeof(r));

@@ -70,6 +70,7 @@ struct run_breaker {
 	struct wait_clock clock;          /* the run clock */
 	char *argv_json;                  /* the command, redacted, for the running row */
 	bool argv_redacted;
+	char *argv_exact;                 /* the exact command (redact.h), NULL when redacted */
 	struct admission slot;            /* the concurrency gate of this spawn */
 	long long run_id;                 /* this attempt's running row; 0 = none */
 	bool gated;                       /* the breakers let this attempt through, */
@@ -135,7 +136,10 @@ struct signal_report {
 json_t *signal_file_json(const struct run_opts *o, const struct run_identity *id,
     const struct signal_report *s);
 
-/* Writes obj and a newline to path (--signal-file); a warning on failure. */
+/* The command for --signal-file: redacted like the store's. */
+json_t *signal_argv_json(const struct run_opts *o);
+/* Writes obj and a newline as the whole new content of path (--signal-file:
+ * 0600, a temporary file renamed into place, outfile.h); a warning on failure. */
 void write_json_file(const char *option, const char *path, json_t *obj);
 /* "2026-11-30T12:00:00.123Z" */
 void format_iso_ms(const struct timespec *t, char *buf, size_t size);

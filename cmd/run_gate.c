@@ -55,6 +55,8 @@ run_breaker_close(struct run_breaker *b)
 	b->store = NULL;
 	free(b->argv_json);
 	b->argv_json = NULL;
+	free(b->argv_exact);
+	b->argv_exact = NULL;
 	config_free(&b->cfg);
 }
 
@@ -180,6 +182,7 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 	json_t *argv = redact_argv_json(o->argc, o->argv, &b->argv_redacted);
 
 	b->argv_json = argv != NULL ? json_dumps(argv, JSON_COMPACT) : NULL;
+	b->argv_exact = b->argv_redacted ? NULL : argv_exact_json(o->argc, o->argv);
 	json_decref(argv);
 	if (store_options_resolve(opts, b->cfg.store_path, b->cfg.keep_runs, b->cfg.keep_days, &error) &&
 	    (store_options_server(opts, b->cfg.store_schema, b->cfg.store_connect_timeout,
@@ -300,6 +303,7 @@ running_row(struct gate *g, double now, struct run_row *rec)
 	memset(rec, 0, sizeof(*rec));
 	rec->argv_json = g->b->argv_json;
 	rec->argv_redacted = g->b->argv_redacted;
+	rec->argv_exact = g->b->argv_exact;
 	rec->cwd = g->cwd;
 	rec->family = g->id->family;
 	rec->model = g->id->model;

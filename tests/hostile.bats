@@ -155,3 +155,49 @@ $BATS_TEST_TMPDIR/proj two"
 	run sqlite3 "$RLWRAP_DB" "select count(*) from runs where argv_exact is not null or argv like '%hunter2%'"
 	assert_output 0
 }
+
+@test "--signal-file: the argv redacted, mode 0600, replaced by a rename, not written through" {
+	mkdir proj
+	echo old > sig
+	ln sig other-name
+	(cd proj && FAKE_STREAM=../overloaded "$RLWRAP" -q --force --signal-file ../sig -- record-args --api-key sk-secret-value-1234567 task)
+	[ "$(stat -c %a sig)" = 600 ]
+	jq -e '.argv == ["record-args","--api-key","[redacted]","task"] and .reason == "overloaded"' sig
+	# a new file took the name: the old inode, under its other name, is untouched
+	assert_equal "$(cat other-name)" old
+	run ls -a
+	refute_output --partial ".sig."
+	refute_output --partial "sk-secret"
+}
+
+@test "output files: a symlink another user planted is refused, one of your own is followed" {
+	[ "$(id -u)" = 0 ] || skip "needs root to plant a symlink owned by another user"
+	mkdir proj
+	echo precious > precious
+	ln -s precious planted-sig
+	ln -s precious planted-raw
+	chown -h nobody planted-sig planted-raw
+	run -125 "$RLWRAP" --force --signal-file planted-sig -- record-args x
+	assert_output --partial "planted-sig: a symlink owned by uid"
+	run -125 "$RLWRAP" --force --raw-stream planted-raw -- record-args x
+	assert_output --partial "planted-raw: a symlink owned by uid"
+	assert_equal "$(cat precious)" precious
+	: > mine
+	ln -s mine my-link
+	FAKE_STREAM=overloaded run "$RLWRAP" -q --force --raw-stream my-link --signal-file my-sig-link -- record-args x
+	[ -L my-link ]
+	assert_equal "$(cat mine)" "$(cat overloaded)"
+}
+
+@test "--raw-stream naming the state file, its -wal or -shm is refused and the store survives" {
+	mkdir proj
+	wrapped overloaded proj first
+	ln -s "$RLWRAP_DB" db-link
+	# (the last process to close the store removed them: empty ones are what a writer leaves)
+	touch "$RLWRAP_DB-wal" "$RLWRAP_DB-shm"
+	for target in "$RLWRAP_DB" db-link "$RLWRAP_DB-wal" "$RLWRAP_DB-shm"; do
+		FAKE_STREAM=overloaded run -125 "$RLWRAP" --force --raw-stream "$target" -- record-args again
+		assert_output --partial "that is the state file"
+	done
+	assert_equal "$(sqlite3 "$RLWRAP_DB" 'select count(*) from runs')" 1
+}
