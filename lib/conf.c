@@ -1,10 +1,13 @@
 /* conf.c: reading rlwrap.conf(5) with inih. */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <ini.h>
 
@@ -471,6 +474,37 @@ bad_line(FILE *fp, const char **why)
 	return 0;
 }
 
+/* Opens the config for reading; a directory was silently read as empty
+ * and a FIFO blocked rlwrap forever, so anything but a regular file is an
+ * error, found without blocking (O_NONBLOCK, then fstat).  *fp NULL and
+ * true: there is no config. */
+static bool
+open_config(const char *path, FILE **fp, char *err, size_t errsize)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	*fp = NULL;
+	if (fd < 0 && errno == ENOENT)
+		return true;
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		snprintf(err, errsize, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errsize, "%s: not a regular file (%s)", path, S_ISDIR(st.st_mode) ? "a directory" :
+		    S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+		goto fail;
+	}
+	if (fcntl(fd, F_SETFL, 0) == 0 && (*fp = fdopen(fd, "r")) != NULL)
+		return true;
+	snprintf(err, errsize, "%s: %s", path, strerror(errno));
+fail:
+	if (fd >= 0)
+		close(fd);
+	return false;
+}
+
 bool
 config_load_file(struct config *cfg, const char *path, char *err, size_t errsize)
 {
@@ -480,12 +514,10 @@ config_load_file(struct config *cfg, const char *path, char *err, size_t errsize
 	int line;
 
 	config_defaults(cfg);
-	if ((fp = fopen(path, "re")) == NULL) {
-		if (errno == ENOENT)
-			return true;
-		snprintf(err, errsize, "%s: %s", path, strerror(errno));
+	if (!open_config(path, &fp, err, errsize))
 		return false;
-	}
+	if (fp == NULL)
+		return true;
 	if ((line = bad_line(fp, &why)) > 0) {
 		fclose(fp);
 		snprintf(err, errsize, "%s:%d: %s", path, line, why);

@@ -201,3 +201,16 @@ $BATS_TEST_TMPDIR/proj two"
 	done
 	assert_equal "$(sqlite3 "$RLWRAP_DB" 'select count(*) from runs')" 1
 }
+
+@test "a config path that is a directory or a FIFO is an error naming it, at once" {
+	rm -f "$RLWRAP_CONFIG"
+	mkdir "$RLWRAP_CONFIG"
+	run -1 timeout 5 "$RLWRAP" status
+	assert_output "rlwrap: $RLWRAP_CONFIG: not a regular file (a directory)"
+	rmdir "$RLWRAP_CONFIG"
+	mkfifo "$RLWRAP_CONFIG"
+	run -1 timeout 5 "$RLWRAP" status
+	assert_output "rlwrap: $RLWRAP_CONFIG: not a regular file (a FIFO)"
+	run -125 timeout 5 "$RLWRAP" -- true
+	assert_output --partial "$RLWRAP_CONFIG: not a regular file (a FIFO)"
+}
