@@ -119,6 +119,8 @@ bool cmd_state_open(struct cmd_state *st, struct config *cfg, bool read_only_fal
  * would double its cost and contend with the wrappers). */
 bool cmd_state_look(struct cmd_state *st, struct config *cfg);
 void cmd_state_close(struct cmd_state *st);
+/* The warning for a state file others can write (store_writable_by_others()). */
+void cmd_warn_exposed_store(const struct store *store);
 /* KEY, with the account resolved as the wrapper would when it names none;
  * a usage error (printed) on a bad key. */
 bool cmd_parse_key(const struct cmd_entry *entry, const struct config *cfg, const char *text,

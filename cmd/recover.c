@@ -443,7 +443,7 @@ recover_exec(struct args *args)
 	struct store_error error;
 	struct config cfg;
 	struct cmd_state st;
-	char wait[64] = "";
+	char wait[64] = "", why[PATH_MAX + 64];
 	int rc = 0;
 
 	run_filter_init(&filter);
@@ -460,6 +460,13 @@ recover_exec(struct args *args)
 	probe_holder_self(&me);
 	strlcpy(p.host, me.host, sizeof(p.host));
 	p.holder = me;
+	if (args_has(args, OPT_YES) && store_writable_by_others(p.store, why, sizeof(why))) {
+		warnx_visible("recover --yes: refused: %s, so a command in it may not be yours", why);
+		plan_free(&p);
+		cmd_state_close(&st);
+		run_filter_free(&filter);
+		return 1;
+	}
 	if (!store_runs_each(p.store, &filter, plan_row, &p, &error)) {
 		warnx_visible("%s", error.message);
 		rc = 1;

@@ -195,6 +195,7 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 			return refuse_store(b, o, id, &error);
 		}
 		run_store_notice(b);
+		cmd_warn_exposed_store(b->store);
 		return -1;
 	}
 	if (b->cfg.on_store_error == STORE_ERROR_CLOSED && !o->force)
@@ -516,6 +517,23 @@ probe_output_seen(struct run_breaker *b, const struct run_identity *id)
 		store_trouble(b, &error);
 }
 
+/* The state file was deleted or replaced while the child ran: what is
+ * recorded into the old one vanishes with it, so the path is opened again. */
+static void
+reopen_moved_store(struct run_breaker *b)
+{
+	struct store_options opts;
+	struct store_error error;
+
+	warnx_visible("state file %s was deleted or replaced while this run went on; opening it again",
+	    store_path(b->store));
+	store_close(b->store);
+	b->store = NULL;
+	if (!store_options_resolve(&opts, b->cfg.store_path, b->cfg.keep_runs, b->cfg.keep_days, &error) ||
+	    !store_open(&opts, &b->store, &error))
+		store_trouble(b, &error);
+}
+
 void
 record_after_run(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
     struct run_result *r)
@@ -539,6 +557,10 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 	r->run_id = 0;
 	b->run_id = 0;
 	b->probing = false;
+	if (b->store != NULL && store_path_moved(b->store)) {
+		reopen_moved_store(b);
+		run.run_id = 0;   /* its running row went with the old file */
+	}
 	if (b->store != NULL && breaker_record_run(b->store, &b->cfg, &run, &r->sig, &r->outcome, &error))
 		r->run_id = r->outcome.run_id;
 	else if (b->store != NULL)

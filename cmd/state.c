@@ -22,6 +22,16 @@ cmd_load_config(struct config *cfg)
 	return false;
 }
 
+void
+cmd_warn_exposed_store(const struct store *store)
+{
+	char why[PATH_MAX + 64];
+
+	if (store_writable_by_others(store, why, sizeof(why)))
+		warnx_visible("state file: %s: others can write it, and so plant a command for "
+		    "`recover --yes` (which refuses it); chmod go-w", why);
+}
+
 static struct store *
 open_store(const struct config *cfg, bool read_only_fallback, bool *read_only)
 {
@@ -38,12 +48,15 @@ open_store(const struct config *cfg, bool read_only_fallback, bool *read_only)
 	if (store_open(&opts, &store, &error)) {
 		if (*store_take_notice(store, error.message, sizeof(error.message)) != '\0')
 			warnx_visible("%s", error.message);
+		cmd_warn_exposed_store(store);
 		return store;
 	}
 	if (read_only_fallback && error.status == STORE_ERR_READONLY) {
 		opts.read_only = *read_only = true;
-		if (store_open(&opts, &store, &error))
+		if (store_open(&opts, &store, &error)) {
+			cmd_warn_exposed_store(store);
 			return store;
+		}
 	}
 	warnx_visible("%s", error.message);
 	return NULL;

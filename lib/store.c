@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 
 #include "store.h"
@@ -115,12 +117,73 @@ store_is_server_url(const char *path)
 bool
 store_open(const struct store_options *opts, struct store **out, struct store_error *err)
 {
+	struct stat st;
+
 	*out = NULL;
 	err->status = STORE_OK;
 	err->message[0] = '\0';
-	if (!store_is_server_url(opts->path))
-		return store_sqlite_ops.open(opts, out, err);
+	if (!store_is_server_url(opts->path)) {
+		if (!store_sqlite_ops.open(opts, out, err))
+			return false;
+		if (stat(opts->path, &st) == 0) {
+			(*out)->is_file = true;
+			(*out)->dev = st.st_dev;
+			(*out)->ino = st.st_ino;
+		}
+		return true;
+	}
 	return journal_open_server(opts, out, err);
+}
+
+bool
+store_path_moved(const struct store *store)
+{
+	struct stat st;
+
+	if (!store->is_file)
+		return false;
+	return stat(store->path, &st) != 0 || st.st_dev != store->dev || st.st_ino != store->ino;
+}
+
+/* Can someone other than the user write path?  why says who. */
+static bool
+file_exposed(const char *path, bool is_dir, char *why, size_t size)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return false;
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		snprintf(why, size, "%s belongs to uid %u", path, (unsigned)st.st_uid);
+		return true;
+	}
+	if ((st.st_mode & 022) != 0 && !(is_dir && (st.st_mode & S_ISVTX))) {
+		snprintf(why, size, "%s is %s-writable (mode %04o)", path,
+		    (st.st_mode & 002) ? "world" : "group", (unsigned)(st.st_mode & 07777));
+		return true;
+	}
+	return false;
+}
+
+bool
+store_writable_by_others(const struct store *store, char *why, size_t size)
+{
+	static const char *const sides[] = { "", "-wal", "-shm" };
+	char path[PATH_MAX + 8], *slash;
+
+	if (!store->is_file)
+		return false;
+	for (size_t i = 0; i < sizeof(sides) / sizeof(sides[0]); i++) {
+		snprintf(path, sizeof(path), "%s%s", store->path, sides[i]);
+		if (file_exposed(path, false, why, size))
+			return true;
+	}
+	strlcpy(path, store->path, sizeof(path));
+	if ((slash = strrchr(path, '/')) == NULL)
+		strlcpy(path, ".", sizeof(path));
+	else
+		slash[slash == path] = '\0';
+	return file_exposed(path, true, why, size);
 }
 
 void

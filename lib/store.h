@@ -191,6 +191,18 @@ bool store_on_journal(const struct store *store);
 const char *store_take_notice(struct store *store, char *buf, size_t size);
 int store_schema_version(const struct store *store);
 
+/*
+ * The state file and those who can write it (docs/design.md section 12).
+ * store_writable_by_others(): true, with why, when the file, its -wal or
+ * -shm belongs to another user or is group- or world-writable, or its
+ * directory is (without the sticky bit): anyone who can write it can plant
+ * a command for `recover --yes`.  store_path_moved(): true when the path no
+ * longer names the file opened (deleted or replaced since store_open()).
+ * Both false for a store that is not a file.
+ */
+bool store_writable_by_others(const struct store *store, char *why, size_t size);
+bool store_path_moved(const struct store *store);
+
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK.  store_rollback() never fails. */
 bool store_begin(struct store *store, struct store_error *err);
 bool store_commit(struct store *store, struct store_error *err);

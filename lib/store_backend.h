@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "history.h"
 #include "store.h"
@@ -89,6 +90,9 @@ struct store {
 	long long server_run_id;   /* the last run this handle started on the server */
 	char server_run_uid[40];
 	long replayed_runs, replayed_breakers;   /* by the open, from the journal */
+	bool is_file;          /* a file (SQLite) whose identity was taken at open */
+	dev_t dev;             /* of the file opened, to notice it deleted or replaced */
+	ino_t ino;
 };
 
 extern const struct store_ops store_sqlite_ops;

@@ -988,6 +988,20 @@ pg_run_merge(struct store *store, const struct run_row *run, struct store_error 
 	return pg_run(pg_of(store), sql, v, n, NULL, "replaying the journal's runs", err);
 }
 
+static bool
+pg_run_claim_set(struct store *store, long long id, const struct probe_lease *holder, double now,
+    struct store_error *err)
+{
+	struct db_value v[5] = {
+		{ .type = DB_INT, .i = id }, { .type = DB_INT, .i = holder->pid },
+		{ .type = DB_INT, .i = holder->start_time }, { .type = DB_TEXT, .text = holder->host },
+		{ .type = DB_REAL, .r = now },
+	};
+
+	return pg_run(pg_of(store), "UPDATE runs SET claim_pid = $2, claim_start_time = $3, claim_host = $4,"
+	    " claimed_at = $5 WHERE id = $1", v, 5, NULL, "claiming a run", err);
+}
+
 /* ---- running rows and the queue for slots -------------------------------- */
 
 static bool
@@ -1161,4 +1175,5 @@ const struct store_ops store_pg_ops = {
 	.runs_each = pg_runs_each,
 	.run_mark_recovered = pg_run_mark_recovered,
 	.run_merge = pg_run_merge,
+	.run_claim_set = pg_run_claim_set,
 };

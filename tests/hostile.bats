@@ -214,3 +214,45 @@ $BATS_TEST_TMPDIR/proj two"
 	run -125 timeout 5 "$RLWRAP" -- true
 	assert_output --partial "$RLWRAP_CONFIG: not a regular file (a FIFO)"
 }
+
+@test "a state file others can write is warned about, and recover --yes refuses it" {
+	mkdir proj
+	wrapped overloaded proj task
+	chmod 666 "$RLWRAP_DB"
+	run "$RLWRAP" status
+	assert_success
+	assert_output --partial "state file: $RLWRAP_DB is world-writable (mode 0666): others can write it"
+	: > "$FAKE_RECORD"
+	FAKE_STREAM="$BATS_TEST_TMPDIR/success" run -1 "$RLWRAP" recover --yes
+	assert_output --partial "recover --yes: refused: $RLWRAP_DB is world-writable"
+	[ ! -s "$FAKE_RECORD" ]
+	chmod 600 "$RLWRAP_DB"
+	# the directory too (no sticky bit)
+	mkdir shared
+	chmod 775 shared
+	RLWRAP_DB="$BATS_TEST_TMPDIR/shared/state.db" wrapped overloaded proj task
+	: > "$FAKE_RECORD"
+	RLWRAP_DB="$BATS_TEST_TMPDIR/shared/state.db" FAKE_STREAM="$BATS_TEST_TMPDIR/success" run -1 "$RLWRAP" recover --yes
+	assert_output --partial "refused: $BATS_TEST_TMPDIR/shared is group-writable (mode 0775)"
+	[ ! -s "$FAKE_RECORD" ]
+	FAKE_STREAM="$BATS_TEST_TMPDIR/success" run "$RLWRAP" recover --yes
+	assert_success
+	refute_output --partial "writable"
+	[ -s "$FAKE_RECORD" ]
+}
+
+@test "a state file deleted while a run goes on is noticed and opened again" {
+	mkdir proj
+	printf '#!/bin/sh\necho started > "$BATS_TEST_TMPDIR/started"\nsleep 1\nexec record-args "$@"\n' > slow-args
+	chmod +x slow-args
+	printf '[family.claude]\ncommands = record-args, slow-args\n' > "$RLWRAP_CONFIG"
+	wrapped overloaded proj before
+	(cd proj && FAKE_STREAM=../overloaded "$RLWRAP" --force -- "$BATS_TEST_TMPDIR/slow-args" during > /dev/null 2> ../err) &
+	for _ in $(seq 50); do [ -e started ] && break; sleep 0.1; done
+	rm -f "$RLWRAP_DB" "$RLWRAP_DB-wal" "$RLWRAP_DB-shm"
+	wait
+	run cat err
+	assert_output --partial "state file $RLWRAP_DB was deleted or replaced while this run went on; opening it again"
+	run "$RLWRAP" history --json
+	echo "$output" | jq -e 'length == 1 and .[0].argv[1] == "during"'
+}
