@@ -21,7 +21,7 @@
 #include "redact.h"
 #include "timeparse.h"
 
-enum { OPT_FILTER = OPT_LONG_BASE, OPT_SINCE, OPT_LIMIT, OPT_JSON, OPT_YES, OPT_WAIT };
+enum { OPT_FILTER = OPT_LONG_BASE, OPT_SINCE, OPT_LIMIT, OPT_JSON, OPT_YES, OPT_WAIT, OPT_FOLLOW };
 
 static const struct option recover_longopts[] = {
 	{ "filter", required_argument, NULL, OPT_FILTER },
@@ -30,11 +30,12 @@ static const struct option recover_longopts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "yes", no_argument, NULL, OPT_YES },
 	{ "wait", optional_argument, NULL, OPT_WAIT },
+	{ "follow-symlinks", no_argument, NULL, OPT_FOLLOW },
 	{ NULL, 0, NULL, 0 },
 };
 
 enum action { ACT_RUN, ACT_WAIT_RUN, ACT_SKIP_TRIPPED, ACT_SKIP_CWD, ACT_SKIP_REDACTED, ACT_SKIP_NO_ARGV,
-	ACT_SKIP_OTHER_HOST, ACT_SKIP_ALTERED };
+	ACT_SKIP_OTHER_HOST, ACT_SKIP_ALTERED, ACT_SKIP_CWD_LINK };
 
 struct plan_item {
 	long long id;
@@ -44,6 +45,7 @@ struct plan_item {
 	char host[256];            /* the host that recorded it ("" = unknown) */
 	char *argv_exact;          /* the exact argv (redact.h); NULL: use argv_json */
 	char *family, *model, *account;   /* what decided its key: the re-run's too */
+	char cwd_target[PATH_MAX]; /* where cwd leads now through a symlink; "" when to itself */
 	char line[1024];
 	json_t *json;              /* the run's stored fields, for --json */
 };
@@ -56,6 +58,7 @@ struct plan {
 	time_t now;
 	double wait_max;           /* < 0: no --wait */
 	double started;            /* real time: claims made after it are a concurrent recover's */
+	bool follow_symlinks;      /* run in a cwd that now leads through a symlink */
 	struct probe_lease holder; /* this process, for the claims */
 };
 
@@ -76,7 +79,15 @@ action_words(const struct plan_item *it, char *buf, size_t size)
 	format_utc_iso(it->until, when, sizeof(when));
 	switch (it->action) {
 	case ACT_RUN:
-		return "run now";
+		if (it->cwd_target[0] == '\0')
+			return "run now";
+		snprintf(buf, size, "run now, in %s (its working directory leads there through a symlink)",
+		    it->cwd_target);
+		return buf;
+	case ACT_SKIP_CWD_LINK:
+		snprintf(buf, size, "skip: its working directory now leads through a symlink to %s "
+		    "(--follow-symlinks runs it there)", it->cwd_target);
+		return buf;
 	case ACT_WAIT_RUN:
 		snprintf(buf, size, "wait until %s (the family is tripped), then run", when);
 		return buf;
@@ -99,8 +110,21 @@ action_words(const struct plan_item *it, char *buf, size_t size)
 	return "?";
 }
 
+/* getcwd() stored a path without symlinks: when it resolves elsewhere now,
+ * a directory on it was replaced by a link, perhaps by someone else. */
+static bool
+cwd_moved(const char *cwd, char *target, size_t size)
+{
+	char resolved[PATH_MAX];
+
+	if (realpath(cwd, resolved) == NULL || strcmp(resolved, cwd) == 0)
+		return false;
+	strlcpy(target, resolved, size);
+	return true;
+}
+
 static enum action
-decide(struct plan *p, const struct run_row *r, double *until)
+decide(struct plan *p, const struct run_row *r, struct plan_item *it)
 {
 	struct store_error error;
 	struct breaker blocking;
@@ -118,12 +142,14 @@ decide(struct plan *p, const struct run_row *r, double *until)
 		return ACT_SKIP_ALTERED;
 	if (*r->cwd == '\0' || stat(r->cwd, &st) != 0 || !S_ISDIR(st.st_mode))
 		return ACT_SKIP_CWD;
+	if (cwd_moved(r->cwd, it->cwd_target, sizeof(it->cwd_target)) && !p->follow_symlinks)
+		return ACT_SKIP_CWD_LINK;
 	if (!breaker_blocked(p->store, r->account, r->family, r->model, (double)p->now, &blocked,
 	    &blocking, &error))
 		warnx_visible("%s", error.message);
 	if (!blocked)
 		return ACT_RUN;
-	*until = blocking.resets_at;
+	it->until = blocking.resets_at;
 	return p->wait_max >= 0 && blocking.resets_at - (double)p->now <= p->wait_max ?
 	    ACT_WAIT_RUN : ACT_SKIP_TRIPPED;
 }
@@ -141,7 +167,7 @@ plan_row(const struct run_row *r, void *arg)
 	memset(it, 0, sizeof(*it));
 	it->id = r->id;
 	strlcpy(it->host, r->host, sizeof(it->host));
-	it->action = decide(p, r, &it->until);
+	it->action = decide(p, r, it);
 	it->argv_json = r->argv_json != NULL ? strdup(r->argv_json) : NULL;
 	it->cwd = strdup(r->cwd);
 	it->argv_exact = r->argv_exact != NULL ? strdup(r->argv_exact) : NULL;
@@ -171,14 +197,15 @@ plan_free(struct plan *p)
 static void
 print_plan(const struct plan *p, bool json)
 {
-	char why[160];
+	char why[PATH_MAX + 200];
 	json_t *array = json_array();
 
 	for (size_t i = 0; i < p->count; i++) {
 		const struct plan_item *it = &p->items[i];
 
 		if (!json) {
-			printf("%s\n    -> %s\n", it->line, action_words(it, why, sizeof(why)));
+			printf("%s\n", it->line);   /* already visible */
+			print_visible("    -> %s", action_words(it, why, sizeof(why)));
 			continue;
 		}
 		json_object_set_new(it->json, "action", json_string(it->action == ACT_RUN ||
@@ -383,10 +410,10 @@ run_plan(struct plan *p, const char *wait)
 	self[n] = '\0';
 	for (size_t i = 0; i < p->count; i++) {
 		const struct plan_item *it = &p->items[i];
-		char why[160];
+		char why[PATH_MAX + 200];
 
 		if (it->action != ACT_RUN && it->action != ACT_WAIT_RUN) {
-			warnx("recover: #%lld %s", it->id, action_words(it, why, sizeof(why)));
+			warnx_visible("recover: #%lld %s", it->id, action_words(it, why, sizeof(why)));
 			continue;
 		}
 		if (ran)
@@ -419,6 +446,7 @@ parse_recover(const struct cmd_entry *self, const struct args *args, struct plan
 	const char *w = args_get(args, OPT_WAIT);
 
 	p->wait_max = -1;
+	p->follow_symlinks = args_has(args, OPT_FOLLOW);
 	if (!parse_filters(self, args, f) ||
 	    (args_has(args, OPT_SINCE) && !cmd_parse_since(self, args_get(args, OPT_SINCE), p->now, &f->since)) ||
 	    (args_has(args, OPT_LIMIT) && !opt_int(self, "--limit", args_get(args, OPT_LIMIT), 1, 1000000, &limit)))
@@ -494,6 +522,8 @@ static const struct cmd_help recover_help[] = {
 	  "rlwrap recover --filter family=claude --yes" },
 	{ "--wait[=MAX]", "let each re-run wait out an open breaker within MAX (default 6h)",
 	  "rlwrap recover --yes --wait=2h" },
+	{ "--follow-symlinks", "also run where a working directory now leads through a symlink (skipped by default)",
+	  "rlwrap recover --yes --follow-symlinks" },
 	{ "--help", "this text", "rlwrap recover --help" },
 	{ NULL, NULL, NULL },
 };
@@ -504,7 +534,8 @@ const struct cmd_entry cmd_recover_entry = {
 	.longopts = recover_longopts,
 	.lower = 0,
 	.upper = 0,
-	.usage = "recover [--filter K=V]... [--since D] [--limit N] [--json] [--yes] [--wait[=MAX]]",
+	.usage = "recover [--filter K=V]... [--since D] [--limit N] [--json] [--yes] [--wait[=MAX]]\n"
+	    "       [--follow-symlinks]",
 	.summary = "list failed runs (dry run) or re-run them through the wrapper with --yes",
 	.help = recover_help,
 	.exec = recover_exec,

@@ -46,7 +46,7 @@ _rlwrap() {
 	reset) COMPREPLY=($(compgen -W "--all --help $families" -- "$cur")) ;;
 	trip) COMPREPLY=($(compgen -W "--for --until --reason --help $families" -- "$cur")) ;;
 	wait) COMPREPLY=($(compgen -W "--timeout --help $families" -- "$cur")) ;;
-	recover) COMPREPLY=($(compgen -W "--filter --since --limit --json --yes --wait --help" -- "$cur")) ;;
+	recover) COMPREPLY=($(compgen -W "--filter --since --limit --json --yes --wait --follow-symlinks --help" -- "$cur")) ;;
 	history) COMPREPLY=($(compgen -W "--json --since --limit --filter --help" -- "$cur")) ;;
 	help) COMPREPLY=($(compgen -W "--help $commands" -- "$cur")) ;;
 	run) COMPREPLY=($(compgen -W "$wrapper_opts" -- "$cur") $(compgen -c -- "$cur")) ;;

@@ -256,3 +256,21 @@ $BATS_TEST_TMPDIR/proj two"
 	run "$RLWRAP" history --json
 	echo "$output" | jq -e 'length == 1 and .[0].argv[1] == "during"'
 }
+
+@test "recover: a working directory replaced by a symlink is named in the dry run and skipped unless --follow-symlinks" {
+	mkdir -p proj elsewhere
+	wrapped overloaded proj task
+	mv proj proj.orig
+	ln -s elsewhere proj
+	: > "$FAKE_RECORD"
+	run "$RLWRAP" recover
+	assert_output --partial "-> skip: its working directory now leads through a symlink to $BATS_TEST_TMPDIR/elsewhere (--follow-symlinks runs it there)"
+	FAKE_STREAM="$BATS_TEST_TMPDIR/success" run "$RLWRAP" recover --yes
+	assert_success
+	[ ! -s "$FAKE_RECORD" ]
+	run "$RLWRAP" recover --follow-symlinks
+	assert_output --partial "-> run now, in $BATS_TEST_TMPDIR/elsewhere (its working directory leads there through a symlink)"
+	FAKE_STREAM="$BATS_TEST_TMPDIR/success" run "$RLWRAP" recover --yes --follow-symlinks
+	assert_success
+	assert_equal "$(cat "$FAKE_RECORD")" "$BATS_TEST_TMPDIR/elsewhere task"
+}
