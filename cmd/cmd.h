@@ -68,7 +68,7 @@ const char *args_get(const struct args *args, int opt);
 /* warnx(3), and a line on stdout, for text that holds anything from outside
  * rlwrap (the child's stream, argv, a cwd, an account, a row of the state
  * file): formatted, then every control, escape and bidirectional override
- * shown visibly (visible_text(), docs/design.md section 12). */
+ * shown visibly (visible_text(), docs/design.md section 13). */
 void warnx_visible(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_visible(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

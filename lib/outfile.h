@@ -1,7 +1,7 @@
 /*
  * outfile.h: the files rlwrap writes where the user says (--signal-file,
  * --raw-stream), in directories other users may write too, such as /tmp
- * (docs/design.md section 12).
+ * (docs/design.md section 13).
  *
  * The rule: a final symlink is followed only when the user (or root) owns
  * the link itself: a link you made names the file you meant; one another

@@ -1,6 +1,6 @@
 /*
  * redact.h: keeping secrets out of the store and off the screen
- * (docs/design.md sections 6 and 12), by one table of rules in redact.c.
+ * (docs/design.md sections 6 and 13), by one table of rules in redact.c.
  *
  * Ownership: redact_arg() and argv_exact_json() return new strings the
  * caller frees with free(); redact_argv_json() returns a new jansson

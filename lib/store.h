@@ -192,7 +192,7 @@ const char *store_take_notice(struct store *store, char *buf, size_t size);
 int store_schema_version(const struct store *store);
 
 /*
- * The state file and those who can write it (docs/design.md section 12).
+ * The state file and those who can write it (docs/design.md section 13).
  * store_writable_by_others(): true, with why, when the file, its -wal or
  * -shm belongs to another user or is group- or world-writable, or its
  * directory is (without the sticky bit): anyone who can write it can plant

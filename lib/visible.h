@@ -1,7 +1,7 @@
 /*
  * visible.h: text that came from outside rlwrap (a child's stream, argv, a
  * path, an account name, a row of the state file) made safe to print on a
- * terminal (docs/design.md section 12).
+ * terminal (docs/design.md section 13).
  *
  * Ownership: nothing here allocates; callers pass the buffers.
  */

@@ -2,7 +2,7 @@
 # Hostile streams, shared machines and `recover --yes` (issue 10): what
 # came from outside is shown, never obeyed; argv is replayed exactly or not
 # at all; a re-run keeps its identity and runs once; the files rlwrap
-# writes and reads are checked (docs/design.md section 12).
+# writes and reads are checked (docs/design.md section 13).
 
 load helpers
 bats_require_minimum_version 1.5.0
