@@ -1,11 +1,5 @@
 /* Unit tests: lib/visible.c, outside text made safe for a terminal. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <setjmp.h>
-#include <cmocka.h>
-
-#include <string.h>
+#include "unit.h"
 
 #include "visible.h"
 
