@@ -46,7 +46,8 @@ cmd_parse_since(const struct cmd_entry *entry, const char *s, time_t now, double
 static void
 format_command(const struct run_row *r, char *buf, size_t size)
 {
-	json_t *a = json_loads(r->argv_exact != NULL ? r->argv_exact : r->argv_json != NULL ? r->argv_json : "[]",
+	const char *exact_text = argv_exact_text(r->argv_exact, r->argv_json);
+	json_t *a = json_loads(exact_text != NULL ? exact_text : r->argv_json != NULL ? r->argv_json : "[]",
 	    0, NULL), *v;
 	char exact[512];
 	size_t i;

@@ -158,6 +158,7 @@ static bool
 plan_row(const struct run_row *r, void *arg)
 {
 	struct plan *p = arg;
+	const char *exact;
 	struct plan_item *grown = reallocarray(p->items, p->count + 1, sizeof(*grown)), *it;
 
 	if (grown == NULL)
@@ -170,7 +171,8 @@ plan_row(const struct run_row *r, void *arg)
 	it->action = decide(p, r, it);
 	it->argv_json = r->argv_json != NULL ? strdup(r->argv_json) : NULL;
 	it->cwd = strdup(r->cwd);
-	it->argv_exact = r->argv_exact != NULL ? strdup(r->argv_exact) : NULL;
+	exact = argv_exact_text(r->argv_exact, r->argv_json);
+	it->argv_exact = exact != NULL ? strdup(exact) : NULL;
 	it->family = strdup(r->family);
 	it->model = strdup(r->model);
 	it->account = strdup(r->account);

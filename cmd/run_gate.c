@@ -182,7 +182,7 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 	json_t *argv = redact_argv_json(o->argc, o->argv, &b->argv_redacted);
 
 	b->argv_json = argv != NULL ? json_dumps(argv, JSON_COMPACT) : NULL;
-	b->argv_exact = b->argv_redacted ? NULL : argv_exact_json(o->argc, o->argv);
+	b->argv_exact = b->argv_redacted ? NULL : argv_exact_json(o->argc, o->argv, b->argv_json);
 	json_decref(argv);
 	if (store_options_resolve(opts, b->cfg.store_path, b->cfg.keep_runs, b->cfg.keep_days, &error) &&
 	    (store_options_server(opts, b->cfg.store_schema, b->cfg.store_connect_timeout,

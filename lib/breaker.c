@@ -632,7 +632,7 @@ breaker_record_run(struct store *store, const struct config *cfg, const struct r
 		argv_text = json_dumps(argv, JSON_COMPACT);
 	/* what recover replays: only an argv that held no secret */
 	if (run->argv != NULL && !outcome->argv_redacted)
-		exact = argv_exact_json(run->argc, run->argv);
+		exact = argv_exact_json(run->argc, run->argv, argv_text);
 	ctx.record = (struct run_row){
 		.id = run->run_id, .argv_json = argv_text, .state = "finished",
 		.host = run->holder != NULL ? run->holder->host : NULL,

@@ -460,8 +460,14 @@ exact_escape(const char *arg)
 	return out;
 }
 
+const char *
+argv_exact_text(const char *argv_exact, const char *argv_json)
+{
+	return argv_exact != NULL && strcmp(argv_exact, "=") == 0 ? argv_json : argv_exact;
+}
+
 char *
-argv_exact_json(int argc, char *const argv[])
+argv_exact_json(int argc, char *const argv[], const char *argv_json)
 {
 	json_t *array = json_array();
 	char *text = NULL, *one;
@@ -474,6 +480,10 @@ argv_exact_json(int argc, char *const argv[])
 	if (ok)
 		text = json_dumps(array, JSON_COMPACT);
 	json_decref(array);
+	if (text != NULL && argv_json != NULL && strcmp(text, argv_json) == 0) {
+		free(text);
+		text = strdup("=");
+	}
 	return text;
 }
 

@@ -68,11 +68,15 @@ json_t *redact_argv_json(int argc, char *const argv[], bool *redacted);
  * The exact argv, for `recover` to replay (only ever stored when nothing
  * was redacted): a JSON array of strings, each the argument with '\' as
  * "\\" and every byte that is not part of valid UTF-8 as "\xHH", so every
- * byte survives a store that keeps text.  argv_exact_json() returns a new
- * string to free(), NULL when out of memory; argv_exact_decode() writes the
- * argument back into out (room for strlen(s) + 1 bytes).
+ * byte survives a store that keeps text; or "=" when that is argv_json
+ * itself, as for most commands (the store keeps it once).
+ * argv_exact_json() returns a new string to free(), NULL when out of
+ * memory; argv_exact_text() the array an argv_exact stands for;
+ * argv_exact_decode() writes one of its strings back into out (room for
+ * strlen(s) + 1 bytes).
  */
-char *argv_exact_json(int argc, char *const argv[]);
+char *argv_exact_json(int argc, char *const argv[], const char *argv_json);
+const char *argv_exact_text(const char *argv_exact, const char *argv_json);
 void argv_exact_decode(const char *s, char *out);
 
 #endif

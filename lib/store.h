@@ -107,7 +107,7 @@ struct run_row {
 	long long id;
 	const char *argv_json;     /* a JSON array of strings; NULL when none was stored */
 	bool argv_redacted;        /* secrets were replaced: the argv cannot be replayed */
-	const char *argv_exact;    /* argv's exact bytes (redact.h); NULL when redacted or not stored */
+	const char *argv_exact;    /* argv's exact bytes, or "=" (redact.h); NULL when redacted or not stored */
 	const char *cwd, *family, *model, *account;
 	const char *source;        /* "wrap" or "record" */
 	double started_at, ended_at;

@@ -189,7 +189,7 @@ test_argv_exact_round_trip(void **state)
 {
 	char a0[] = "sh", a1[] = "keep-\xe9", a2[] = "back\\slash \\x41", a3[] = "caf\xc3\xa9";
 	char *argv[] = { a0, a1, a2, a3, NULL };
-	char *text = argv_exact_json(4, argv), decoded[64];
+	char *text = argv_exact_json(4, argv, NULL), decoded[64];
 	json_t *j = json_loads(text, 0, NULL);
 
 	(void)state;
@@ -200,6 +200,11 @@ test_argv_exact_round_trip(void **state)
 		assert_string_equal(decoded, argv[i]);
 	}
 	json_decref(j);
+	free(text);
+	/* the same as the argv JSON: kept once, as "=" */
+	text = argv_exact_json(1, argv, "[\"sh\"]");
+	assert_string_equal(text, "=");
+	assert_string_equal(argv_exact_text(text, "[\"sh\"]"), "[\"sh\"]");
 	free(text);
 }
 
