@@ -317,6 +317,23 @@ enable_wal(struct store *store, int timeout_ms, struct store_error *err)
 	return exec_sql(store, "PRAGMA synchronous = NORMAL", "enabling WAL", err);
 }
 
+/* A WAL that a closing process could not empty (the disk was full when it
+ * tried, or it was killed) is emptied by the next opener, before its own
+ * commits need the room: without waiting for others, as at close. */
+static void
+empty_long_wal(struct sqlite_store *sq, const char *path, int busy_timeout_ms)
+{
+	char wal[PATH_MAX + 8];
+	struct stat st;
+
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	if (stat(wal, &st) != 0 || st.st_size < (off_t)WAL_FRAMES_KEPT * (4096 + 24))
+		return;
+	sqlite3_busy_timeout(sq->db, 0);
+	sqlite3_wal_checkpoint_v2(sq->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+	sqlite3_busy_timeout(sq->db, busy_timeout_ms);
+}
+
 static bool
 sqlite_open(const struct store_options *opts, struct store **out, struct store_error *err)
 {
@@ -350,6 +367,7 @@ sqlite_open(const struct store_options *opts, struct store **out, struct store_e
 	if (!enable_wal(store, opts->busy_timeout_ms, err) ||
 	    (store->version < STORE_SCHEMA_VERSION && !migrate(store, err)))
 		goto fail;
+	empty_long_wal(sq, opts->path, opts->busy_timeout_ms);
 	*out = store;
 	return true;
 fail:
