@@ -46,7 +46,7 @@ print_signal(const struct fail_signal *sig, void *arg)
 		return;
 	}
 	signal_format_line(sig, po->now, line, sizeof(line));
-	puts(line);
+	print_visible("%s", line);   /* the model and message came from the stream */
 }
 
 static void

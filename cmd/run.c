@@ -492,7 +492,7 @@ write_json_file(const char *option, const char *path, json_t *obj)
 	char error[PATH_MAX + 128];
 
 	if (text == NULL || asprintf(&doc, "%s\n", text) < 0) {
-		warnx("%s %s: out of memory", option, path);
+		warnx_visible("%s %s: out of memory", option, path);
 		free(text);
 		return;
 	}

@@ -133,7 +133,7 @@ print_running(const struct status_data *d, json_t *out, time_t now, const char *
 		if (out != NULL)
 			json_array_append_new(json_object_get(out, "running"), running_json(r, now));
 		else
-			printf("running #%lld %s%s%s (account %s) on %s, pid %ld, for %s\n", r->id, r->family,
+			print_visible("running #%lld %s%s%s (account %s) on %s, pid %ld, for %s", r->id, r->family,
 			    r->model[0] != '\0' ? "/" : "", r->model, r->account, r->owner.host, r->owner.pid, took);
 	}
 	for (size_t i = 0, pos = 0; i < d->tickets_len; i++) {
@@ -150,7 +150,7 @@ print_running(const struct status_data *d, json_t *out, time_t now, const char *
 		if (out != NULL)
 			json_array_append_new(json_object_get(out, "waiting"), ticket_json(t, (long)pos, now));
 		else
-			printf("waiting for a %s slot (account %s) on %s, pid %ld, for %s, number %zu in line\n",
+			print_visible("waiting for a %s slot (account %s) on %s, pid %ld, for %s, number %zu in line",
 			    t->family, t->account, t->owner.host, t->owner.pid, took, pos);
 	}
 }
