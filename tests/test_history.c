@@ -117,12 +117,54 @@ test_filters_and_recovered_mark(void **state)
 	store_close(store);
 }
 
+static void
+test_run_claim(void **state)
+{
+	struct store *store = store_with_runs();
+	struct probe_lease self, dead, by;
+	struct store_error err;
+	enum run_claim got;
+	struct run_filter f;
+	struct seen s;
+
+	(void)state;
+	run_filter_init(&f);
+	f.failed_only = true;
+	s = runs_matching(store, &f);
+	assert_true(s.n >= 2);
+	probe_holder_self(&self);
+	dead = self;
+	dead.start_time = self.start_time + 1;   /* this pid, another process: gone */
+	assert_true(store_run_claim(store, s.ids[0], &self, NOW, NOW, &got, &by, &err));
+	assert_int_equal(got, CLAIM_TAKEN);
+	/* A recover that started before the claim ran alongside it: never. */
+	assert_true(store_run_claim(store, s.ids[0], &dead, NOW + 1, NOW - 10, &got, &by, &err));
+	assert_int_equal(got, CLAIM_HELD);
+	assert_int_equal(by.pid, self.pid);
+	/* One that started after it: not while the holder lives. */
+	assert_true(store_run_claim(store, s.ids[0], &dead, NOW + 2, NOW + 1, &got, &by, &err));
+	assert_int_equal(got, CLAIM_HELD);
+	/* A dead holder's claim from before the start is taken over. */
+	assert_true(store_run_claim(store, s.ids[1], &dead, NOW, NOW, &got, &by, &err));
+	assert_int_equal(got, CLAIM_TAKEN);
+	assert_true(store_run_claim(store, s.ids[1], &self, NOW + 2, NOW + 1, &got, &by, &err));
+	assert_int_equal(got, CLAIM_TAKEN);
+	/* A recovered run, or one that is gone, is never claimed. */
+	assert_true(store_run_mark_recovered(store, s.ids[0], 77, &err));
+	assert_true(store_run_claim(store, s.ids[0], &self, NOW + 3, NOW + 3, &got, &by, &err));
+	assert_int_equal(got, CLAIM_RECOVERED);
+	assert_true(store_run_claim(store, 999999, &self, NOW + 3, NOW + 3, &got, &by, &err));
+	assert_int_equal(got, CLAIM_RECOVERED);
+	store_close(store);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_filter_errors_list_valid_values),
 		cmocka_unit_test(test_filters_and_recovered_mark),
+		cmocka_unit_test(test_run_claim),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

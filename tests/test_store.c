@@ -218,6 +218,37 @@ test_pruning(void **state)
 	store_close(store);
 }
 
+static void
+test_state_file_writers_and_identity(void **state)
+{
+	struct store_options opts = { .busy_timeout_ms = 100 };
+	struct store_error err;
+	struct store *store;
+	char dir[128], moved[PATH_MAX + 8], why[PATH_MAX + 64];
+
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/private", tmpdir);
+	snprintf(opts.path, sizeof(opts.path), "%s/state.db", dir);
+	assert_true(store_open(&opts, &store, &err));
+	assert_false(store_writable_by_others(store, why, sizeof(why)));
+	assert_int_equal(chmod(opts.path, 0666), 0);
+	assert_true(store_writable_by_others(store, why, sizeof(why)));
+	assert_non_null(strstr(why, "is world-writable (mode 0666)"));
+	assert_int_equal(chmod(opts.path, 0600), 0);
+	assert_int_equal(chmod(dir, 0770), 0);
+	assert_true(store_writable_by_others(store, why, sizeof(why)));
+	assert_non_null(strstr(why, "private is group-writable (mode 0770)"));
+	assert_int_equal(chmod(dir, 01777), 0);   /* sticky, like /tmp */
+	assert_false(store_writable_by_others(store, why, sizeof(why)));
+	assert_int_equal(chmod(dir, 0700), 0);
+	/* The path no longer names the file opened. */
+	assert_false(store_path_moved(store));
+	snprintf(moved, sizeof(moved), "%s.old", opts.path);
+	assert_int_equal(rename(opts.path, moved), 0);
+	assert_true(store_path_moved(store));
+	store_close(store);
+}
+
 int
 main(void)
 {
@@ -227,6 +258,7 @@ main(void)
 		cmocka_unit_test(test_newer_version_refused_untouched),
 		cmocka_unit_test(test_store_errors),
 		cmocka_unit_test(test_pruning),
+		cmocka_unit_test(test_state_file_writers_and_identity),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
