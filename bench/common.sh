@@ -27,3 +27,51 @@ best_of() {
 peak_rss_kib() {
 	/usr/bin/time -f '%M' "$@" 2>&1 >/dev/null | tail -1
 }
+
+# The two Claude streams: one heartbeat every 40 turns, and one every turn
+# (what subscription sessions write).  gen_stream NAME: its path, made once.
+#   claude     300 MiB, a rate_limit_event every 40 turns
+#   claude-hb  300 MiB, a rate_limit_event after every turn
+SIZE_MB=${SIZE_MB:-300}
+gen_stream() {
+	local f="$BENCH_DIR/$1-$SIZE_MB.jsonl" flag=""
+	[ "$1" = claude-hb ] && flag=--heartbeat
+	if ! [ -f "$f" ]; then
+		echo "generating $f ..." >&2
+		python3 "$(dirname "$0")/gen-claude-stream.py" "$SIZE_MB" "$f.tmp" $flag && mv "$f.tmp" "$f"
+	fi
+	echo "$f"
+}
+
+# paired_bin: bench/paired.c built in BENCH_DIR; prints its path.  paired
+# runs two commands alternately and prints the medians of their wall times
+# and of the paired differences, then the same for CPU time (ms).
+paired_bin() {
+	local bin="$BENCH_DIR/paired" src
+	src="$(cd "$(dirname "$0")" && pwd)/paired.c"
+	if ! [ -x "$bin" ] || [ "$src" -nt "$bin" ]; then
+		cc -O2 -o "$bin" "$src" || { echo "bench: cannot build $src" >&2; exit 1; }
+	fi
+	echo "$bin"
+}
+
+# A state file on a real disk (not tmpfs): BENCH_STATE_DIR, default under
+# $HOME.  state_disk DIR: "/dev/vda (ext4)", the device and file system.
+BENCH_STATE_DIR=${BENCH_STATE_DIR:-$HOME/.cache/rlwrap-bench}
+state_disk() {
+	df -P -T "$1" | awk 'NR == 2 { printf "%s (%s)", $1, $2 }'
+}
+
+# busy_start / busy_stop: one process spinning on a core, for the runs
+# "with one core busy".
+busy_start() {
+	sh -c 'while :; do :; done' &
+	BUSY_PID=$!
+}
+busy_stop() {
+	kill "$BUSY_PID" 2>/dev/null || true
+	wait "$BUSY_PID" 2>/dev/null || true
+}
+
+# load: the load average now (1 and 5 minutes).
+load() { cut -d' ' -f1-2 /proc/loadavg; }

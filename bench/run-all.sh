@@ -5,7 +5,10 @@
 # and prints the machine and one Markdown table built from the RESULT line
 # each script ends with.  bench/stress.sh is a check, not a benchmark: run
 # it on its own.
-#   bench/run-all.sh                 (RLWRAP, BENCH_DIR override defaults)
+#   bench/run-all.sh                 (RLWRAP, BENCH_DIR, BENCH_STATE_DIR override defaults)
+# Run it on an otherwise idle machine: every figure is a ratio against a
+# baseline measured in the same run (paired, alternating runs where it
+# matters), and the load average is printed with each.
 # Needs about 2.5 GiB free in BENCH_DIR for the generated inputs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -38,12 +41,18 @@ get() { echo "$results" | awk -v n="$1" -v k="$2" '$2 == n { for (i = 3; i <= NF
 echo
 echo "$machine_line"
 echo
-awk -v pt_mib="$(get passthrough mib)" -v pt_w="$(get passthrough wrap_mibs)" -v pt_p="$(get passthrough pipe_mibs)" \
-	-v pt_r="$(get passthrough throughput)" \
+awk -v pmi_p="$(get passthrough_mix_idle pipe_ms)" -v pmi_w="$(get passthrough_mix_idle wrap_ms)" -v pmi_r="$(get passthrough_mix_idle ratio)" \
+	-v phi_p="$(get passthrough_claude-hb_idle pipe_ms)" -v phi_w="$(get passthrough_claude-hb_idle wrap_ms)" -v phi_r="$(get passthrough_claude-hb_idle ratio)" \
+	-v pmb_p="$(get passthrough_mix_busy pipe_ms)" -v pmb_w="$(get passthrough_mix_busy wrap_ms)" -v pmb_r="$(get passthrough_mix_busy ratio)" \
+	-v phb_p="$(get passthrough_claude-hb_busy pipe_ms)" -v phb_w="$(get passthrough_claude-hb_busy wrap_ms)" -v phb_r="$(get passthrough_claude-hb_busy ratio)" \
 	-v cl_mib="$(get classify mib)" -v cl_r="$(get classify rlwrap_mibs)" -v cl_j="$(get classify jq_mibs)" \
-	-v cl_g="$(get classify grep_mibs)" -v cl_rss="$(get classify rss_line_kib)" \
+	-v cl_g="$(get classify grep_mibs)" -v cl_gb="$(get classify rlwrap_gbs)" -v cl_rss="$(get classify rss_line_kib)" \
+	-v ch_mib="$(get classify_hb mib)" -v ch_r="$(get classify_hb rlwrap_mibs)" -v ch_j="$(get classify_hb jq_mibs)" \
+	-v ch_g="$(get classify_hb grep_mibs)" -v ch_gb="$(get classify_hb rlwrap_gbs)" \
 	-v su_t="$(get startup true_ms)" -v su_w="$(get startup rlwrap_ms)" -v su_o="$(get startup overhead_ms)" \
+	-v su_d="$(get startup disk)" \
 	-v rf_t="$(get refusal true_ms)" -v rf_p="$(get refusal pass_ms)" -v rf_r="$(get refusal refuse_ms)" \
+	-v rf_o="$(get refusal refuse_over_ms)" \
 	-v rss_w="$(get rss wrapper_kib)" \
 	-v st_g="$(get store gate_us)" -v st_r="$(get store record_us)" -v st_n="$(get store writers)" \
 	-v st_ops="$(get store records_per_s)" \
@@ -53,14 +62,18 @@ awk -v pt_mib="$(get passthrough mib)" -v pt_w="$(get passthrough wrap_mibs)" -v
 	-v ss_t="$(get status_short true_ms)" -v ss_q="$(get status_short sqlite3_ms)" 'BEGIN {
 	print "| measure | rlwrap | baseline | ratio (goal) |"
 	print "|---|---|---|---|"
-	printf "| pass-through, %d MiB JSONL (`rlwrap -- cat f`) | %d MiB/s | `cat f \\| cat`: %d MiB/s | %.0f%% of the pipe (>= 80%%) |\n",
-		pt_mib, pt_w, pt_p, pt_r * 100
-	printf "| `classify-failure`, %.0f MiB stream | %d MiB/s | jq: %d MiB/s; `grep -c`: %d MiB/s | %.1fx jq, %.2fx grep |\n",
-		cl_mib, cl_r, cl_j, cl_g, cl_r / cl_j, cl_r / cl_g
-	printf "| start-up, `rlwrap -- true` (store check + run record) | %.2f ms | `true`: %.2f ms | +%.2f ms (a few ms) |\n",
-		su_w, su_t, su_o
-	printf "| refusal, open breaker (exit 75, no spawn) | %.2f ms | let through: %.2f ms | +%.2f ms over `true` |\n",
-		rf_r, rf_p, rf_r - rf_t
+	printf "| pass-through, 300 MiB mixed JSONL, idle (`rlwrap -- cat f`) | %.0f ms | `cat f \\| cat`: %.0f ms | %.2fx (<= 1.10x) |\n", pmi_w, pmi_p, pmi_r
+	printf "| pass-through, 300 MiB Claude stream, heartbeat every turn, idle | %.0f ms | `cat f \\| cat`: %.0f ms | %.2fx (<= 1.10x) |\n", phi_w, phi_p, phi_r
+	printf "| pass-through, mixed JSONL, one core busy | %.0f ms | `cat f \\| cat`: %.0f ms | %.2fx (<= 1.10x) |\n", pmb_w, pmb_p, pmb_r
+	printf "| pass-through, heartbeat every turn, one core busy | %.0f ms | `cat f \\| cat`: %.0f ms | %.2fx (<= 1.10x) |\n", phb_w, phb_p, phb_r
+	printf "| `classify-failure`, %.0f MiB Claude stream, heartbeat every 40 turns | %d MiB/s (%.2f GB/s) | jq: %d MiB/s; `grep -c`: %d MiB/s | %.1fx jq, %.2fx grep |\n",
+		cl_mib, cl_r, cl_gb, cl_j, cl_g, cl_r / cl_j, cl_r / cl_g
+	printf "| `classify-failure`, %.0f MiB Claude stream, heartbeat every turn | %d MiB/s (%.2f GB/s) | jq: %d MiB/s; `grep -c`: %d MiB/s | %.1fx jq, %.2fx grep (>= 3 GB/s, >= 50x jq, >= 1x grep) |\n",
+		ch_mib, ch_r, ch_gb, ch_j, ch_g, ch_r / ch_j, ch_r / ch_g
+	printf "| start-up, `rlwrap -- true` (store check + run record; state file on %s) | %.2f ms | `true`: %.2f ms | +%.2f ms (<= 2 ms) |\n",
+		su_d, su_w, su_t, su_o
+	printf "| refusal, open breaker (exit 75, no spawn) | %.2f ms | let through: %.2f ms | +%.2f ms over `true` (<= 1.5 ms) |\n",
+		rf_r, rf_p, rf_o
 	printf "| peak RSS, 512 MiB single line through the wrapper | %.1f MiB | | (< 16 MiB) |\n", rss_w / 1024
 	printf "| peak RSS, `classify-failure` on a 512 MiB single line | %.1f MiB | | (bounded) |\n", cl_rss / 1024
 	printf "| store, %d concurrent writers (run record transactions) | %d records/s | one writer: record %.0f us, refusing gate %.0f us (medians) | |\n",
