@@ -27,7 +27,7 @@ machine() {
 machine_line=$(machine)
 
 results=""
-for b in passthrough classify startup refusal rss store slots status-short; do
+for b in passthrough classify startup refusal rss store slots status-short text; do
 	echo "== $b" | tee -a "$log" >&2
 	out=$("$here/$b.sh" 2>&1) || { echo "$out" >> "$log"; echo "bench: $b.sh failed; see $log" >&2; exit 1; }
 	echo "$out" >> "$log"
@@ -59,7 +59,9 @@ awk -v pmi_p="$(get passthrough_mix_idle pipe_ms)" -v pmi_w="$(get passthrough_m
 	-v sl_n="$(get slots nolimit_ms)" -v sl_f="$(get slots freeslot_ms)" -v sl_x="$(get slots freeslot_extra_ms)" \
 	-v sl_h="$(get slots handover_ms)" -v sl_hw="$(get slots handover_worst_ms)" \
 	-v ss_w="$(get status_short rlwrap_ms)" -v ss_c="$(get status_short rlwrap_cpu_ms)" \
-	-v ss_t="$(get status_short true_ms)" -v ss_q="$(get status_short sqlite3_ms)" 'BEGIN {
+	-v ss_t="$(get status_short true_ms)" -v ss_q="$(get status_short sqlite3_ms)" \
+	-v tx_mib="$(get text mib)" -v tx_p="$(get text pipe_ms)" -v tx_w="$(get text wrap_ms)" \
+	-v tx_r="$(get text ratio)" -v tx_g="$(get text classify_gbs)" -v tx_cg="$(get text classify_cpu_gbs)" 'BEGIN {
 	print "| measure | rlwrap | baseline | ratio (goal) |"
 	print "|---|---|---|---|"
 	printf "| pass-through, 300 MiB mixed JSONL, idle (`rlwrap -- cat f`) | %.0f ms | `cat f \\| cat`: %.0f ms | %.2fx (<= 1.10x) |\n", pmi_w, pmi_p, pmi_r
@@ -84,4 +86,8 @@ awk -v pmi_p="$(get passthrough_mix_idle pipe_ms)" -v pmi_w="$(get passthrough_m
 		sl_h, sl_hw
 	printf "| `status --short`, 10000 runs in the store (median; CPU time) | %.2f ms; %.2f ms CPU | `true`: %.2f ms; sqlite3 shell, one query: %.2f ms | (< 5 ms) |\n",
 		ss_w, ss_c, ss_t, ss_q
+	printf "| pass-through, %.0f MiB plain text (`rlwrap -f claude -- cat f`) | %d ms | `cat f \\| cat`: %d ms | %.2fx (<= 1.10x) |\n",
+		tx_mib, tx_w, tx_p, tx_r
+	printf "| `classify-failure`, %.0f MiB plain text | %.2f GB/s (%.2f GB/s of CPU time) | | (>= 1 GB/s) |\n",
+		tx_mib, tx_g, tx_cg
 }'

@@ -407,6 +407,23 @@ buffer_append(struct classifier *c, const char *s, size_t len)
 	c->len += len;
 }
 
+/*
+ * Text at byte speed: while nothing is pending (no failure candidate, no
+ * half line, no document, no fence), a line the text prefilter calls plain
+ * is only counted.
+ */
+static bool
+plain_text_line(struct classifier *c, const char *s, size_t n)
+{
+	if (c->cand.have || c->stash != NULL || c->doc != NULL || c->skipped != NULL ||
+	    c->text.in_fence || n == 0 || n >= CLASSIFY_LINE_MAX || !textline_surely_plain(s, n))
+		return false;
+	c->lineno++;
+	c->last_text_line = c->lineno;
+	c->saw_text = true;
+	return true;
+}
+
 void
 classifier_feed(struct classifier *c, const char *buf, size_t len)
 {
@@ -417,7 +434,8 @@ classifier_feed(struct classifier *c, const char *buf, size_t len)
 
 		if (c->len == 0 && c->dropped == 0) {
 			/* The common case: a whole line inside this chunk, no copy. */
-			process_joined(c, p, n < CLASSIFY_LINE_MAX ? n : CLASSIFY_LINE_MAX);
+			if (!plain_text_line(c, p, n))
+				process_joined(c, p, n < CLASSIFY_LINE_MAX ? n : CLASSIFY_LINE_MAX);
 		} else {
 			buffer_append(c, p, n);
 			process_joined(c, c->buf, c->len);

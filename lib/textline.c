@@ -29,6 +29,13 @@
 #define IS_ALPHA(c) (IS_UPPER(c) || IS_LOWER(c))
 #define IS_IDENT(c) (IS_ALPHA(c) || IS_DIGIT(c) || (c) == '_')
 
+/* Bytes of a first word: letters, digits, '_', '.', '-', '\''. */
+static const unsigned char word_byte[256] = {
+	['0' ... '9'] = 1, ['A' ... 'Z'] = 1, ['a' ... 'z'] = 1,
+	['_'] = 1, ['.'] = 1, ['-'] = 1, ['\''] = 1,
+};
+#define IS_WORD(c) (word_byte[(unsigned char)(c)] != 0)
+
 enum strength { NONE, ERROR, BANNER };
 
 /* p starts with the n bytes of lit. */
@@ -145,7 +152,8 @@ skip_level(const char *p, const char *end, enum strength *label, bool *plain)
 	if (!bracket && !IS_UPPER(w[n - 1]))
 		return NULL;
 	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
-		if (strlen(levels[i].word) == n && memcmp(levels[i].word, up, n) == 0) {
+		if (levels[i].word[0] == up[0] && strncmp(levels[i].word, up, n) == 0 &&
+		    levels[i].word[n] == '\0') {
 			*plain = levels[i].plain;
 			if (levels[i].strength > *label)
 				*label = levels[i].strength;
@@ -301,9 +309,40 @@ label_at(const char *p, const char *end, enum strength *strength)
 
 /* ---- cores ---- */
 
+/* First words of the shapes that need no colon (banners, levels), by length,
+ * space-separated. */
+static const char *const head_words[] = {
+	[1] = "5", [3] = "You Not ERR", [4] = "Your Rate This WARN",
+	[5] = "Quota We're Usage ERROR FATAL",
+	[6] = "You've You're Claude Credit stream Failed 5-hour Sorry,",
+	[7] = "Request Invalid WARNING",
+	[8] = "exceeded Selected CRITICAL You\xe2\x80\x99ve You\xe2\x80\x99re", [10] = "unexpected",
+};
+
+static bool
+is_head_word(const char *s, size_t len)
+{
+	size_t n = 0;
+	const char *w;
+
+	while (n < len && n < 12 && s[n] != ' ')
+		n++;
+	if (n >= 5 && memcmp(s, "HTTP/", 5) == 0)
+		return true;
+	if (n >= sizeof(head_words) / sizeof(head_words[0]) || (w = head_words[n]) == NULL)
+		return false;
+	for (; *w != '\0'; w += n + (w[n] == ' '))
+		if (w[0] == s[0] && memcmp(w, s, n) == 0)
+			return true;
+	return false;
+}
+
+
 /* A banner: its words, then what may follow them.  Tails: 'E' end of line
  * (or a final '.'), 's' a separator (" · ", " ∙ ", " - ", " | "), 'S' a
- * sentence (". " and a capital), '(' a parenthesis, '*' anything. */
+ * sentence (". " and a capital), '(' a parenthesis, 'D' a status code, '*'
+ * anything; and words later on the line: 'O' " in organization ", 'M' "on
+ * this model", 'Q' "quota limit", 'A' "Access resets". */
 struct banner {
 	const char *words;
 	const char *tails;
@@ -335,18 +374,18 @@ static const struct banner banners[] = {
 	{ "exceeded retry limit, last status: ", "*" },
 	{ "Selected model is at capacity", "ES" },
 	{ "We're currently experiencing high demand", "ES," },
-	{ "You have exhausted your daily quota", "*" },
-	{ "You have exhausted your capacity", "*" },
-	{ "You have reached your daily ", "*" },
-	{ "Usage limit reached for ", "*" },
+	{ "You have exhausted your daily quota", "EM" },
+	{ "You have exhausted your capacity", "EM" },
+	{ "You have reached your daily ", "Q" },
+	{ "Usage limit reached for ", "A" },
 	{ "You exceeded your current quota, please check your plan", "*" },
 	{ "This request would exceed your account's rate limit", "*" },
 	{ "This request requires more credits", "*" },
-	{ "Rate limit reached for ", "*" },
-	{ "Request too large for ", "*" },
+	{ "Rate limit reached for ", "O" },
+	{ "Request too large for ", "O" },
 	{ "Quota exceeded for quota metric", "*" },
-	{ "unexpected status ", "*" },
-	{ "stream disconnected before completion", "*" },
+	{ "unexpected status ", "D" },
+	{ "stream disconnected before completion", ":" },
 	{ "Invalid API key \xc2\xb7", "*" },
 	{ "Not logged in \xc2\xb7", "*" },
 	{ "Failed to authenticate. API Error", "*" },
@@ -372,6 +411,18 @@ tail_ok(const char *p, const char *end, const char *tails)
 			if (p + 2 < end && (*p == '.' || *p == ',') && p[1] == ' ' && IS_UPPER(p[2]))
 				return true;
 			break;
+		case 'D':
+			if (p < end && IS_DIGIT(*p))
+				return true;
+			break;
+		case 'O': case 'M': case 'Q': case 'A': {
+			const char *w = *t == 'O' ? " in organization " : *t == 'M' ? "on this model" :
+			    *t == 'Q' ? "quota limit" : "Access resets";
+
+			if (memmem(p, (size_t)(end - p), w, strlen(w)) != NULL)
+				return true;
+			break;
+		}
 		default:
 			if (p < end && *p == *t)
 				return true;
@@ -401,15 +452,9 @@ banner_words(const char *p, const char *end, const char *w)
 static bool
 is_banner(const char *p, const char *end)
 {
-	if (p >= end)
+	/* Every banner starts with one of the head words. */
+	if (p >= end || !is_head_word(p, (size_t)(end - p)))
 		return false;
-	switch (*p) {   /* every banner starts with one of these */
-	case 'Y': case 'C': case 'Q': case 'e': case 'S': case 'W': case 'U': case 'R':
-	case 'T': case 'u': case 'I': case 'N': case 's': case '5': case 'F':
-		break;
-	default:
-		return false;
-	}
 	for (size_t i = 0; i < sizeof(banners) / sizeof(banners[0]); i++) {
 		const char *q;
 
@@ -544,34 +589,6 @@ head_kind(const char *s, size_t len, size_t *body)
 	return TEXTLINE_PLAIN;
 }
 
-/* First words of the shapes that need no colon (banners, levels), by length,
- * space-separated. */
-static const char *const head_words[] = {
-	[1] = "5", [3] = "You Not ERR", [4] = "Your Rate This WARN",
-	[5] = "Quota We're Usage ERROR FATAL",
-	[6] = "You've You're Claude Credit stream Failed 5-hour Sorry,",
-	[7] = "Request Invalid WARNING",
-	[8] = "exceeded Selected CRITICAL You\xe2\x80\x99ve You\xe2\x80\x99re", [10] = "unexpected",
-};
-
-static bool
-is_head_word(const char *s, size_t len)
-{
-	size_t n = 0;
-	const char *w;
-
-	while (n < len && n < 12 && s[n] != ' ')
-		n++;
-	if (n >= 5 && memcmp(s, "HTTP/", 5) == 0)
-		return true;
-	if (n >= sizeof(head_words) / sizeof(head_words[0]) || (w = head_words[n]) == NULL)
-		return false;
-	for (; *w != '\0'; w += n + (w[n] == ' '))
-		if (w[0] == s[0] && memcmp(w, s, n) == 0)
-			return true;
-	return false;
-}
-
 /*
  * The prefilter: can the line be anything but plain?  Every shape starts
  * with a letter, a digit, '[', '<' or a screen glyph, and either has a
@@ -584,14 +601,20 @@ worth_reading(const char *s, size_t len)
 	unsigned char c = (unsigned char)s[0];
 	size_t n = 1;
 
-	if (c >= 0xc2 || IS_DIGIT(c) || c == '[' || c == '<')
+	if (c >= 0xc2 || c == '<')
 		return true;
+	if (c == '[')   /* "[API Error:", "[ERROR]", "[warn]", "[2026-11-30 ...]" */
+		return len > 1 && strchr("AEeWwFfC0123456789", s[1]) != NULL && s[1] != '\0';
+	if (IS_DIGIT(c))   /* a timestamp, "429 ...", "5-hour limit" */
+		return len > 3 && ((IS_DIGIT(s[1]) && IS_DIGIT(s[2]) && strchr(" :{", s[3]) != NULL &&
+		    s[3] != '\0') || (len > 7 && s[4] == '-' && s[7] == '-') ||
+		    (len > 5 && s[2] == ':' && s[5] == ':') || s[1] == '-' || s[1] == ' ');
 	if (!IS_ALPHA(c) && c != '_')
 		return false;
 	/* The first word: a label or a component ends it with a colon; a
 	 * sentence, a banner or "x failed:" with a blank; anything else
 	 * ("make[2]:", "src/a.c:12:", "foo(") is no shape at all. */
-	while (n < len && (IS_IDENT(s[n]) || s[n] == '.' || s[n] == '-' || s[n] == '\''))
+	while (n < len && IS_WORD(s[n]))
 		n++;
 	if (n == len || s[n] == ':')
 		return true;
@@ -622,6 +645,25 @@ textline_kind(struct textline_state *st, const char *s, size_t len, size_t inden
 		break;
 	}
 	return head_kind(s, len, body);
+}
+
+bool
+textline_surely_plain(const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (len > 0 && s[len - 1] == '\r')
+		len--;
+	if (i >= len || s[len - 1] == '{' || s[len - 1] == '[')
+		return false;
+	switch (s[i]) {
+	case '`': case '~': case '{': case '[':
+		return false;
+	default:
+		return i > 2 || !worth_reading(s + i, len - i);
+	}
 }
 
 bool

@@ -39,6 +39,13 @@ enum textline_kind textline_kind(struct textline_state *st, const char *s, size_
     size_t indent, size_t *body);
 
 /*
+ * The prefilter on a whole line, leading blanks and all: true when the line
+ * is plain whatever came before it (no shape can start it, no fence mark,
+ * no JSON, no body opening at its end), so a reader can count it and go on.
+ */
+bool textline_surely_plain(const char *s, size_t len);
+
+/*
  * Is a line that follows a failure line ordinary output, a sign that the
  * run went on?  Detail lines (indented, JSON, brackets, headers, the
  * prompt and the frame of a screen) are not.  kind is its textline_kind.
