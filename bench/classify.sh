@@ -37,8 +37,8 @@ for name in claude claude-hb; do
 		r = by / 1e9 / b
 		printf "  speed-up vs jq: %.1fx; speed vs grep: %.2fx; %.2f GB/s", a / b, g / b, r
 		if (n == "claude-hb")
-			printf " (goals: >= 50x jq %s, >= 1x grep %s, >= 3 GB/s %s)", a / b >= 50 ? "ok" : "MISSED",
-				g / b >= 1 ? "ok" : "MISSED", r >= 3 ? "ok" : "MISSED"
+			printf " (goals: >= 50x jq %s, >= 1x grep %s, >= 3 GB/s %s)", (a / b >= 50) ? "ok" : "MISSED",
+				(g / b >= 1) ? "ok" : "MISSED", (r >= 3) ? "ok" : "MISSED"
 		printf "\n" }'
 	printf '  peak RSS: %s KiB on the stream\n' "$rss"
 	# For bench/run-all.sh: one machine-readable line per stream.

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "classify.h"
@@ -56,6 +58,35 @@ print_if_all(const struct fail_signal *sig, void *arg)
 		print_signal(sig, arg);
 }
 
+/* A regular file is read through a window of the page cache, mapped: no
+ * copy, and never more than MAP_WINDOW of it resident at once.  (A file cut
+ * shorter while mapped would end the process with SIGBUS, as it would
+ * grep's or any mmap reader's.) */
+#define MAP_WINDOW ((off_t)4 * 1024 * 1024)
+
+/* Feeds the file from its start to its size now; the caller reads on from
+ * there (a file still growing).  False when it cannot be mapped. */
+static bool
+feed_mapped(int fd, struct classifier *c)
+{
+	struct stat st;
+	off_t off;
+
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
+	    lseek(fd, 0, SEEK_CUR) != 0)
+		return false;
+	for (off = 0; off < st.st_size; off += MAP_WINDOW) {
+		size_t len = (size_t)(st.st_size - off < MAP_WINDOW ? st.st_size - off : MAP_WINDOW);
+		void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, off);
+
+		if (p == MAP_FAILED)
+			break;
+		classifier_feed(c, p, len);
+		munmap(p, len);
+	}
+	return lseek(fd, off < st.st_size ? off : st.st_size, SEEK_SET) >= 0;
+}
+
 /* Returns false (after a warning) when the input cannot be read. */
 static bool
 classify_fd(int fd, const char *name, const char *family, int exit_code, struct print_opts *po)
@@ -68,6 +99,7 @@ classify_fd(int fd, const char *name, const char *family, int exit_code, struct 
 	if (c == NULL)
 		err(EXIT_INTERNAL, "classifier");
 	classifier_on_signal(c, print_if_all, po);
+	(void)feed_mapped(fd, c);
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
