@@ -10,6 +10,7 @@
  */
 #include <err.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -160,13 +161,34 @@ refuse_store(const struct run_breaker *b, const struct run_opts *o, const struct
 	return EXIT_REFUSED;
 }
 
+/* "the budget 30000 tokens per 1m (27000 used)" */
+static void
+budget_room_text(const struct run_breaker *b, char *buf, size_t size)
+{
+	const struct budget *bg = &b->budget.budgets[b->slot.look.which];
+	char window[32];
+
+	format_duration_short(bg->window, window, sizeof(window));
+	snprintf(buf, size, "the budget %g %s per %s (%g used)", bg->amount, budget_unit_name(bg->unit),
+	    window, bg->unit == BUDGET_USD ? round(b->slot.look.used * 100) / 100 : round(b->slot.look.used));
+}
+
 /* The --wait budget ran out in the queue for a slot. */
 static int
 refuse_slot(const struct run_breaker *b, const struct run_opts *o, const struct run_identity *id)
 {
 	char budget[32];
 
+	char room[160];
+
 	format_duration_short(o->wait_max, budget, sizeof(budget));
+	if (b->slot.ahead == 0 && !b->slot.look.room) {
+		budget_room_text(b, room, sizeof(room));
+		warnx_visible("refused: %s (account %s): no room in %s; beyond the --wait budget of %s",
+		    id->family, id->account, room, budget);
+		write_refusal(b, o, id, NULL, 0, "budget", NULL);
+		return EXIT_REFUSED;
+	}
 	warnx_visible("refused: %s (account %s): no slot free: %ld running of max_concurrent %ld, %ld ahead; "
 	    "beyond the --wait budget of %s", id->family, id->account, b->slot.running, b->slot.max,
 	    b->slot.ahead, budget);
@@ -246,6 +268,7 @@ struct gate {
 	double poll, slot_poll;
 	double blocked_until, wake; /* a breaker wait: the reset and its jittered end */
 	long long wait_id;          /* the waits row of a slot wait; 0 = none */
+	double slot_end;            /* the end of the --wait budget for a slot or a budget */
 	bool store_closed_refuses;  /* the first look: on_store_error = closed applies */
 	bool wait_hooked;           /* on_wait has run for this spawn */
 	char cwd[PATH_MAX];
@@ -324,7 +347,8 @@ slot_wait_row(struct gate *g, double now)
 	struct wait_record w = {
 		.kind = "wait", .model = g->id->model, .at = now, .pid = g->b->holder.pid,
 		.host = g->b->holder.host, .account = g->id->account, .family = g->id->family,
-		.why = "max-concurrent",
+		.why = g->b->slot.max == LONG_MAX || (g->b->slot.ahead == 0 && !g->b->slot.look.room) ?
+		    "budget" : "max-concurrent",
 	};
 	struct store_error error;
 
@@ -349,11 +373,25 @@ check_slot(struct gate *g, double now, struct wait_reason *r, bool take)
 	if (admitted)
 		return WAIT_GO;
 	slot_wait_row(g, now);
-	snprintf(r->why, sizeof(r->why), "a slot (%ld running of max_concurrent %ld, %ld ahead)",
-	    b->slot.running, b->slot.max, b->slot.ahead);
-	snprintf(r->title, sizeof(r->title), "a %s slot", g->id->family);
-	r->until = 0;
 	r->next_check = now + g->slot_poll * (0.75 + (double)arc4random_uniform(501) / 1000);
+	r->until = 0;
+	if (b->slot.ahead == 0 && !b->slot.look.room) {
+		strlcpy(r->why, "room in ", sizeof(r->why));
+		budget_room_text(b, r->why + strlen(r->why), sizeof(r->why) - strlen(r->why));
+		snprintf(r->title, sizeof(r->title), "%s budget", g->id->family);
+		r->until = b->slot.look.until;
+		if (g->o->wait_max >= 0 && r->until > g->slot_end)
+			return WAIT_TIMEOUT;   /* known now: no use waiting for it */
+		if (r->until < r->next_check)
+			r->next_check = r->until;
+		return WAIT_MORE;
+	}
+	if (b->slot.max == LONG_MAX)
+		snprintf(r->why, sizeof(r->why), "its turn (%ld ahead)", b->slot.ahead);
+	else
+		snprintf(r->why, sizeof(r->why), "a slot (%ld running of max_concurrent %ld, %ld ahead)",
+		    b->slot.running, b->slot.max, b->slot.ahead);
+	snprintf(r->title, sizeof(r->title), "a %s slot", g->id->family);
 	return WAIT_MORE;
 }
 
@@ -366,7 +404,7 @@ check_gate(void *arg, double now, struct wait_reason *r)
 	struct run_breaker *b = g->b;
 	int rc = WAIT_GO;
 
-	if (b->store != NULL && !b->read_only && b->slot.max > 0)
+	if (b->store != NULL && !b->read_only && (b->slot.max > 0 || b->budget.count > 0))
 		rc = check_slot(g, now, r, false);
 	if (rc == WAIT_GO && b->store != NULL && !g->o->force)
 		rc = check_breakers(g, now, r);
@@ -408,6 +446,26 @@ gate_done(struct gate *g)
 		store_trouble(b, &error);
 }
 
+/* The key's budgets and what a spawn reserves: the configured estimate,
+ * else the median of the key's recent runs. */
+static void
+budget_setup(struct run_breaker *b, const struct run_identity *id)
+{
+	const struct family_config *fc = config_family(&b->cfg, id->family);
+	struct store_error error;
+
+	b->budget = (struct budget_key){ .account = id->account, .family = id->family };
+	if (fc == NULL || fc->budgets_len == 0 || b->store == NULL)
+		return;
+	b->budget.budgets = fc->budgets;
+	b->budget.count = fc->budgets_len;
+	b->slot.budget = &b->budget;
+	b->slot.reserve = fc->estimate_tokens;
+	if (b->slot.reserve == 0 && !budget_median_tokens(b->store, id->account, id->family, &b->slot.reserve,
+	    &error))
+		store_trouble(b, &error);
+}
+
 int
 gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
     double wait_max, bool force)
@@ -415,6 +473,7 @@ gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct 
 	double now = run_clock(b);
 	struct gate g = {
 		.b = b, .o = o, .id = id, .wait_max = wait_max, .breaker_end = now + wait_max,
+		.slot_end = now + o->wait_max,
 		.poll = env_secs("RLWRAP_POLL_MS", POLL_MS_DEFAULT),
 		.slot_poll = env_secs("RLWRAP_SLOT_POLL_MS", SLOT_POLL_MS_DEFAULT),
 		.store_closed_refuses = true,
@@ -441,6 +500,8 @@ gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct 
 		.max = force ? 0 : config_max_concurrent(&b->cfg, id->family),
 		.ttl = heartbeat_interval() * HEARTBEAT_TTL_FACTOR,
 	};
+	if (!force)
+		budget_setup(b, id);
 	if ((rc = check_gate(&g, now, &r)) == WAIT_MORE)
 		rc = wait_loop_run(&w, &r);
 	gate_done(&g);
@@ -534,6 +595,26 @@ reopen_moved_store(struct run_breaker *b)
 		store_trouble(b, &error);
 }
 
+/* The reservation gives way to what the stream metered (at the end: see
+ * docs/design.md section 10). */
+static void
+budget_settle_run(struct run_breaker *b, const struct run_result *r)
+{
+	const struct run_usage *u = &r->usage;
+	double tokens = -1;
+	struct store_error error;
+
+	if (b->store == NULL || b->read_only || b->budget.count == 0)
+		return;
+	if (u->input_tokens >= 0 || u->output_tokens >= 0)
+		tokens = (double)((u->input_tokens > 0 ? u->input_tokens : 0) +
+		    (u->output_tokens > 0 ? u->output_tokens : 0));
+	if (!budget_settle(b->store, &b->budget, b->slot.reserved_at, b->slot.reserved_at > 0 ? b->slot.reserve : 0,
+	    run_clock(b), tokens, u->cost_usd, &error))
+		store_trouble(b, &error);
+	b->slot.reserved_at = 0;
+}
+
 void
 record_after_run(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
     struct run_result *r)
@@ -552,6 +633,7 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 
 	/* The gate's count is of the family it asked about. */
 	run.gated = b->gated && strcmp(run.family, id->family) == 0;
+	budget_settle_run(b, r);
 	heartbeat_stop(b->heartbeat);
 	b->heartbeat = NULL;
 	r->run_id = 0;

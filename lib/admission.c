@@ -1,5 +1,6 @@
 /* admission.c: running rows, lost runs, concurrency slots, the heartbeat. */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,12 +106,23 @@ admission_reap(struct store *store, double now, const char *local_host, int *los
 }
 
 static bool
-census_take(struct store *store, const struct admission *a, double now, bool clear, struct census *c,
+has_budget(const struct admission *a)
+{
+	return a->budget != NULL && a->budget->count > 0;
+}
+
+/* The budgets are looked at only by the head of the queue (or a spawn
+ * with nobody ahead): those behind it wait for their place anyway. */
+static bool
+census_take(struct store *store, struct admission *a, double now, bool clear, struct census *c,
     struct store_error *err)
 {
 	memset(c, 0, sizeof(*c));
+	a->look = (struct budget_look){ .room = true };
 	return count_running(store, a->account, a->family, now, a->self.host, clear, c, NULL, err) &&
-	    count_tickets(store, a->account, a->family, a->ticket, now, a->self.host, clear, c, err);
+	    count_tickets(store, a->account, a->family, a->ticket, now, a->self.host, clear, c, err) &&
+	    (!has_budget(a) || c->ahead > 0 || c->running >= a->max ||
+	    budget_look(store, a->budget, now, a->reserve, &a->look, err));
 }
 
 /* run, owned by us, as a running row. */
@@ -134,7 +146,7 @@ start_run(struct store *store, const struct admission *a, const struct run_row *
 static bool
 slot_free(const struct admission *a, const struct census *c)
 {
-	return c->running < a->max && c->ahead == 0;
+	return c->running < a->max && c->ahead == 0 && a->look.room;
 }
 
 /* Inside the transaction: run (when run is given and a slot is free for
@@ -158,6 +170,9 @@ admit_locked(struct store *store, struct admission *a, const struct run_row *run
 		if (a->ticket != 0 && !store_ticket_remove(store, a->ticket, err))
 			return false;
 		a->ticket = 0;
+		if (has_budget(a) && !budget_reserve(store, a->budget, now, a->reserve, err))
+			return false;
+		a->reserved_at = has_budget(a) ? now : 0;
 		return start_run(store, a, run, run_id, err);
 	}
 	if (a->ticket != 0 && c.ours)
@@ -178,6 +193,8 @@ admission_try(struct store *store, struct admission *a, const struct run_row *ru
 	bool place_kept;
 
 	*admitted = false;
+	if (has_budget(a) && a->max <= 0)
+		a->max = LONG_MAX;
 	if (a->max <= 0) {
 		a->self.expires_at = now + a->ttl;
 		*admitted = true;

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 
+#include "budget.h"
 #include "store.h"
 
 /* How often a running wrapper renews its heartbeat, and how long past it
@@ -44,6 +45,13 @@ struct admission {
 	double ttl;               /* how long a write keeps self alive for other hosts */
 	long long ticket;         /* our place in the queue; 0 = none */
 	long running, ahead;      /* at the last look: live runs, live tickets before ours */
+	/* Budgets of (account, family) (NULL or count 0: none): a slot is also
+	 * free only when every one has room for reserve tokens and a run; the
+	 * run that takes it reserves them in the same transaction. */
+	const struct budget_key *budget;
+	double reserve;
+	struct budget_look look;  /* at the last look */
+	double reserved_at;       /* the admitted run's reservation; 0 = none */
 };
 
 /*
@@ -54,8 +62,8 @@ struct admission {
  * or takes one when no slot is free): *admitted says whether a slot is free
  * for us.  Most calls while waiting
  * only read: the write lock is taken when a slot looks free for us, a dead
- * owner needs clearing, or our ticket's heartbeat is due.  max 0: no limit,
- * the run starts at once.
+ * owner needs clearing, or our ticket's heartbeat is due.  max 0 and no
+ * budget: no limit, the run starts at once.
  */
 bool admission_try(struct store *store, struct admission *a, const struct run_row *run,
     double now, bool *admitted, long long *run_id, struct store_error *err);

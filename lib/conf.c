@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -360,6 +361,59 @@ add_command(struct parse_state *ps, const char *command, void *family)
 	return true;
 }
 
+static const char *const budget_units[] = {
+	[BUDGET_TOKENS] = "tokens", [BUDGET_USD] = "usd", [BUDGET_RUNS] = "runs",
+};
+
+const char *
+budget_unit_name(enum budget_unit unit)
+{
+	return unit <= BUDGET_RUNS ? budget_units[unit] : "?";
+}
+
+/* "AMOUNT UNIT" at the start of s; *rest after the unit. */
+static bool
+budget_parse_head(const char *s, struct budget *out, const char **rest)
+{
+	char *end;
+	size_t len;
+
+	errno = 0;
+	out->amount = strtod(s, &end);
+	if (end == s || errno != 0 || !isfinite(out->amount) || out->amount <= 0 || out->amount > 1e15)
+		return false;
+	s = end + strspn(end, " \t");
+	len = strcspn(s, " \t");
+	for (int u = BUDGET_TOKENS; u <= BUDGET_RUNS; u++) {
+		if (len == strlen(budget_units[u]) && strncmp(s, budget_units[u], len) == 0) {
+			out->unit = (enum budget_unit)u;
+			*rest = s + len + strspn(s + len, " \t");
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool
+budget_parse_amount(const char *value, struct budget *out)
+{
+	const char *rest;
+
+	return budget_parse_head(value, out, &rest) && *rest == '\0';
+}
+
+bool
+budget_parse(const char *value, struct budget *out)
+{
+	const char *rest;
+
+	if (!budget_parse_head(value, out, &rest) || strncmp(rest, "per", 3) != 0 ||
+	    (rest[3] != ' ' && rest[3] != '\t'))
+		return false;
+	rest += 3 + strspn(rest + 3, " \t");
+	return parse_positive_duration(rest, &out->window);
+}
+
 static bool
 family_key(struct parse_state *ps, const char *family, const char *name, const char *value)
 {
@@ -391,6 +445,23 @@ family_key(struct parse_state *ps, const char *family, const char *name, const c
 		if (!parse_count(value, &fc->max_concurrent) || fc->max_concurrent > 100000)
 			return fail(ps, "max_concurrent: '%s' is not a whole number from 0 (no limit) to 100000",
 			    value);
+		return true;
+	}
+	if (strcmp(name, "budget") == 0) {
+		if (fc->budgets_len >= CONFIG_BUDGETS_MAX)
+			return fail(ps, "budget: at most %d per family", CONFIG_BUDGETS_MAX);
+		if (!budget_parse(value, &fc->budgets[fc->budgets_len]))
+			return fail(ps, "budget: '%s' is not AMOUNT tokens|usd|runs per DURATION"
+			    " (like 30000 tokens per 1m)", value);
+		fc->budgets_len++;
+		return true;
+	}
+	if (strcmp(name, "estimate") == 0) {
+		struct budget e;
+
+		if (!budget_parse_amount(value, &e) || e.unit != BUDGET_TOKENS)
+			return fail(ps, "estimate: '%s' is not N tokens (like 4500 tokens)", value);
+		fc->estimate_tokens = e.amount;
 		return true;
 	}
 	return fail(ps, "unknown key '%s' in [family.%s]", name, family);

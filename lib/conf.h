@@ -33,12 +33,23 @@ struct command_family {
 	char family[CONFIG_FAMILY_MAX];
 };
 
+/* A budget: amount of unit per window seconds, for each (account, family). */
+enum budget_unit { BUDGET_TOKENS, BUDGET_USD, BUDGET_RUNS };
+struct budget {
+	enum budget_unit unit;
+	double amount, window;
+};
+#define CONFIG_BUDGETS_MAX 8
+
 /* A [family.NAME] section. */
 struct family_config {
 	char name[CONFIG_FAMILY_MAX];
 	char account[CONFIG_ACCOUNT_MAX];        /* "" = not set */
 	char config_dir_env[CONFIG_ENV_NAME_MAX];  /* "" = not set */
 	long max_concurrent;                     /* runs at once per account; 0 = no limit */
+	struct budget budgets[CONFIG_BUDGETS_MAX];  /* budget = AMOUNT UNIT per DURATION, each line */
+	size_t budgets_len;
+	double estimate_tokens;                  /* estimate = N tokens; 0 = not set */
 };
 
 enum pty_setting { PTY_SETTING_AUTO, PTY_SETTING_ON, PTY_SETTING_OFF };
@@ -118,6 +129,12 @@ const struct family_config *config_family(const struct config *cfg, const char *
 /* [family.NAME] max_concurrent: how many runs of family may run at once
  * under one account; 0 = no limit. */
 long config_max_concurrent(const struct config *cfg, const char *family);
+
+/* "tokens", "usd", "runs". */
+const char *budget_unit_name(enum budget_unit unit);
+/* "AMOUNT UNIT per DURATION" (30000 tokens per 1m, 50 usd per 1d, 10 runs
+ * per 1m) into *out; false when it is not that. */
+bool budget_parse(const char *value, struct budget *out);
 
 /* The environment variable naming family's config directory: the file's
  * config_dir_env, else the built-in one (CLAUDE_CONFIG_DIR, CODEX_HOME,

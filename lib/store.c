@@ -399,6 +399,21 @@ store_tickets(struct store *store, const char *account, const char *family,
 }
 
 bool
+store_budget_add(struct store *store, const char *account, const char *family,
+    const struct budget_bucket *add, double prune_before, struct store_error *err)
+{
+	return ON_STORE(store, err, budget_add(target(store), account, family, add, prune_before, err));
+}
+
+bool
+store_budget_buckets(struct store *store, const char *account, const char *family, double width,
+    double since, struct budget_bucket **rows, size_t *count, struct store_error *err)
+{
+	return ON_STORE(store, err, budget_buckets(target(store), account, family, width, since, rows, count,
+	    err));
+}
+
+bool
 store_tells_slots(const struct store *store)
 {
 	const struct store *t = store->on_journal ? store->journal : store;

@@ -31,7 +31,7 @@
 struct store;
 
 /* The schema this build writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 #define STORE_BUSY_TIMEOUT_MS 5000
 
 enum store_status {
@@ -287,5 +287,27 @@ bool store_tells_slots(const struct store *store);
 /* Sleeps up to secs, or less when told (*told) that a run of any key ended
  * or a place in a queue was given up.  Only when store_tells_slots(). */
 bool store_await_slot(struct store *store, double secs, bool *told, struct store_error *err);
+
+
+/* ---- Budgets: counters per key, width and bucket ---------------------------
+ *
+ * What a key (account, family) spent, in buckets of width seconds starting
+ * at bucket (a multiple of width): tokens, dollars and runs, reservations
+ * included (lib/budget.c).  One row per key, width and bucket; a budget of
+ * window W reads at most W / width + 1 of them. */
+struct budget_bucket {
+	double bucket, width;
+	double tokens, usd, runs;
+};
+
+/* Adds the amounts (negative ones too) to the row of (account, family,
+ * width, bucket), creating it; then drops that key's rows of width older
+ * than prune_before. */
+bool store_budget_add(struct store *store, const char *account, const char *family,
+    const struct budget_bucket *add, double prune_before, struct store_error *err);
+/* The rows of (account, family) and width after since, oldest first.
+ * *rows is NULL when none. */
+bool store_budget_buckets(struct store *store, const char *account, const char *family, double width,
+    double since, struct budget_bucket **rows, size_t *count, struct store_error *err);
 
 #endif

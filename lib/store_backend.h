@@ -54,6 +54,11 @@ struct store_ops {
 	/* Optional (NULL: the backend cannot tell, waiters poll): sleeps up to
 	 * secs or until another process says a slot may have freed. */
 	bool (*slot_await)(struct store *store, double secs, bool *told, struct store_error *err);
+	/* Budget counters, as store.h says. */
+	bool (*budget_add)(struct store *store, const char *account, const char *family,
+	    const struct budget_bucket *add, double prune_before, struct store_error *err);
+	bool (*budget_buckets)(struct store *store, const char *account, const char *family, double width,
+	    double since, struct budget_bucket **rows, size_t *count, struct store_error *err);
 	bool (*family_counts)(struct store *store, double since, struct family_counts **rows,
 	    size_t *count, struct store_error *err);
 	/* As store_families_since(); NULL: family_counts stands in. */

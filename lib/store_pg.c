@@ -282,6 +282,10 @@ static const char *const schema_tables[] = {
 	"CREATE TABLE IF NOT EXISTS slot_queue (id bigserial PRIMARY KEY, at double precision NOT NULL,"
 	" account text NOT NULL, family text NOT NULL, model text, host text NOT NULL, pid bigint NOT NULL,"
 	" pid_start_time bigint, alive_until double precision NOT NULL)",
+	"CREATE TABLE IF NOT EXISTS budget_counters (account text NOT NULL, family text NOT NULL,"
+	" width double precision NOT NULL, bucket double precision NOT NULL,"
+	" tokens double precision NOT NULL DEFAULT 0, usd double precision NOT NULL DEFAULT 0,"
+	" runs double precision NOT NULL DEFAULT 0, PRIMARY KEY (account, family, width, bucket))",
 };
 
 static const char *const schema_runs_indexes[] = {
@@ -1147,6 +1151,64 @@ pg_tickets(struct store *store, const char *account, const char *family,
 	return true;
 }
 
+/* ---- budget counters ---- */
+
+static bool
+pg_budget_add(struct store *store, const char *account, const char *family,
+    const struct budget_bucket *add, double prune_before, struct store_error *err)
+{
+	struct db_value v[7] = {
+		text_value(account), text_value(family), { .type = DB_REAL, .r = add->width },
+		{ .type = DB_REAL, .r = add->bucket }, { .type = DB_REAL, .r = add->tokens },
+		{ .type = DB_REAL, .r = add->usd }, { .type = DB_REAL, .r = add->runs },
+	};
+	struct db_value prune[4] = { v[0], v[1], v[2], { .type = DB_REAL, .r = prune_before } };
+
+	return lock_key(pg_of(store), account, family, err) &&
+	    pg_run(pg_of(store), "INSERT INTO budget_counters AS c (account, family, width, bucket, tokens, usd,"
+	    " runs) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (account, family, width, bucket)"
+	    " DO UPDATE SET tokens = c.tokens + excluded.tokens, usd = c.usd + excluded.usd,"
+	    " runs = c.runs + excluded.runs", v, 7, NULL, "counting for a budget", err) &&
+	    pg_run(pg_of(store), "DELETE FROM budget_counters WHERE account = $1 AND family = $2"
+	    " AND width = $3 AND bucket < $4", prune, 4, NULL, "pruning a budget's counters", err);
+}
+
+static bool
+pg_budget_buckets(struct store *store, const char *account, const char *family, double width,
+    double since, struct budget_bucket **rows, size_t *count, struct store_error *err)
+{
+	struct db_value v[4] = {
+		text_value(account), text_value(family), { .type = DB_REAL, .r = width },
+		{ .type = DB_REAL, .r = since },
+	};
+	PGresult *res;
+	int n;
+
+	*rows = NULL;
+	*count = 0;
+	if (!pg_run(pg_of(store), "SELECT bucket, width, tokens, usd, runs FROM budget_counters"
+	    " WHERE account = $1 AND family = $2 AND width = $3 AND bucket > $4 ORDER BY bucket", v, 4, &res,
+	    "reading a budget's counters", err))
+		return false;
+	n = PQntuples(res);
+	if (n > 0 && (*rows = calloc((size_t)n, sizeof(**rows))) == NULL) {
+		PQclear(res);
+		return set_error(err, STORE_ERR_IO, "%s: out of memory", store->path);
+	}
+	for (int i = 0; i < n; i++) {
+		struct budget_bucket *b = &(*rows)[i];
+
+		b->bucket = cell_double(res, i, 0, 0);
+		b->width = cell_double(res, i, 1, 0);
+		b->tokens = cell_double(res, i, 2, 0);
+		b->usd = cell_double(res, i, 3, 0);
+		b->runs = cell_double(res, i, 4, 0);
+	}
+	*count = (size_t)n;
+	PQclear(res);
+	return true;
+}
+
 const struct store_ops store_pg_ops = {
 	.name = "postgresql",
 	.open = pg_open,
@@ -1170,6 +1232,8 @@ const struct store_ops store_pg_ops = {
 	.ticket_renew = pg_ticket_renew,
 	.tickets = pg_tickets,
 	.slot_await = pg_slot_await,
+	.budget_add = pg_budget_add,
+	.budget_buckets = pg_budget_buckets,
 	.family_counts = pg_family_counts,
 	.families_since = pg_families_since,
 	.runs_each = pg_runs_each,

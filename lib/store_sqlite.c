@@ -69,6 +69,10 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE runs ADD COLUMN claim_start_time INTEGER;"
 	"ALTER TABLE runs ADD COLUMN claim_host TEXT;"
 	"ALTER TABLE runs ADD COLUMN claimed_at REAL;",
+	/* 5 -> 6: budget counters, one row per key, width and bucket. */
+	"CREATE TABLE budget_counters (account TEXT NOT NULL, family TEXT NOT NULL, width REAL NOT NULL,"
+	" bucket REAL NOT NULL, tokens REAL NOT NULL DEFAULT 0, usd REAL NOT NULL DEFAULT 0,"
+	" runs REAL NOT NULL DEFAULT 0, PRIMARY KEY (account, family, width, bucket));",
 };
 
 static bool sqlite_begin(struct store *store, struct store_error *err);
@@ -900,6 +904,8 @@ const struct store_ops store_sqlite_ops = {
 	.ticket_remove = sqlite_ticket_remove,
 	.ticket_renew = sqlite_ticket_renew,
 	.tickets = sqlite_tickets,
+	.budget_add = sqlite_budget_add,
+	.budget_buckets = sqlite_budget_buckets,
 	.family_counts = sqlite_family_counts,
 	.families_since = sqlite_families_since,
 	.runs_each = sqlite_runs_each,

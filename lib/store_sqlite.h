@@ -61,4 +61,10 @@ bool sqlite_ticket_renew(struct store *store, long long id, double alive_until, 
 bool sqlite_tickets(struct store *store, const char *account, const char *family,
     struct slot_ticket **rows, size_t *count, struct store_error *err);
 
+/* Budget counters (store.h). */
+bool sqlite_budget_add(struct store *store, const char *account, const char *family,
+    const struct budget_bucket *add, double prune_before, struct store_error *err);
+bool sqlite_budget_buckets(struct store *store, const char *account, const char *family, double width,
+    double since, struct budget_bucket **rows, size_t *count, struct store_error *err);
+
 #endif

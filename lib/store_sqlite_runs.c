@@ -210,3 +210,83 @@ sqlite_tickets(struct store *store, const char *account, const char *family,
 	sqlite3_finalize(st);
 	return ok;
 }
+
+/* ---- budget counters ---- */
+
+/* One statement with the key (?1, ?2), the width (?3) and a time (?4). */
+static int
+prepare_budget(struct store *store, const char *sql, const char *account, const char *family,
+    double width, double at, sqlite3_stmt **st)
+{
+	int rc = sqlite3_prepare_v2(db_of(store), sql, -1, st, NULL);
+
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(*st, 1, account, -1, SQLITE_STATIC);
+	sqlite3_bind_text(*st, 2, family, -1, SQLITE_STATIC);
+	sqlite3_bind_double(*st, 3, width);
+	sqlite3_bind_double(*st, 4, at);
+	return SQLITE_OK;
+}
+
+bool
+sqlite_budget_add(struct store *store, const char *account, const char *family,
+    const struct budget_bucket *add, double prune_before, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = prepare_budget(store, "INSERT INTO budget_counters (account, family, width, bucket, tokens,"
+	    " usd, runs) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (account, family, width, bucket)"
+	    " DO UPDATE SET tokens = tokens + excluded.tokens, usd = usd + excluded.usd,"
+	    " runs = runs + excluded.runs", account, family, add->width, add->bucket, &st);
+
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "counting for a budget");
+	sqlite3_bind_double(st, 5, add->tokens);
+	sqlite3_bind_double(st, 6, add->usd);
+	sqlite3_bind_double(st, 7, add->runs);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(err, store->path, db_of(store), rc, "counting for a budget");
+	rc = prepare_budget(store, "DELETE FROM budget_counters WHERE account = ?1 AND family = ?2"
+	    " AND width = ?3 AND bucket < ?4", account, family, add->width, prune_before, &st);
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "pruning a budget's counters");
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(err, store->path, db_of(store), rc, "pruning a budget's counters");
+	return true;
+}
+
+static void
+fill_bucket(sqlite3_stmt *st, void *p)
+{
+	struct budget_bucket *b = p;
+
+	b->bucket = sqlite3_column_double(st, 0);
+	b->width = sqlite3_column_double(st, 1);
+	b->tokens = sqlite3_column_double(st, 2);
+	b->usd = sqlite3_column_double(st, 3);
+	b->runs = sqlite3_column_double(st, 4);
+}
+
+bool
+sqlite_budget_buckets(struct store *store, const char *account, const char *family, double width,
+    double since, struct budget_bucket **rows, size_t *count, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	bool ok;
+	int rc = prepare_budget(store, "SELECT bucket, width, tokens, usd, runs FROM budget_counters"
+	    " WHERE account = ?1 AND family = ?2 AND width = ?3 AND bucket > ?4 ORDER BY bucket",
+	    account, family, width, since, &st);
+
+	*rows = NULL;
+	*count = 0;
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "reading a budget's counters");
+	ok = collect(store, st, sizeof(**rows), fill_bucket, (void **)rows, count,
+	    "reading a budget's counters", err);
+	sqlite3_finalize(st);
+	return ok;
+}

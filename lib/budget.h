@@ -1,0 +1,56 @@
+/*
+ * budget.h: budgets of tokens, dollars and runs per sliding window for each
+ * (account, family) (docs/design.md section 10).  What a key spent lives in
+ * the store as counters per bucket (store_budget_add()); a spawn reserves
+ * its estimate and one run before its child starts, and settles with the
+ * metered actuals at its end.
+ *
+ * Ownership: struct budget_key borrows its strings and budgets.  Nothing
+ * here prints; store failures come back as struct store_error.  Times are
+ * the caller's clock.
+ */
+#ifndef RLWRAP_BUDGET_H
+#define RLWRAP_BUDGET_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "conf.h"
+#include "store.h"
+
+struct budget_key {
+	const char *account, *family;
+	const struct budget *budgets;
+	size_t count;
+};
+
+/* A look at every budget of a key for a spawn that would reserve tokens. */
+struct budget_look {
+	bool room;             /* every budget has room */
+	double until;          /* no room: when enough of the window will have passed */
+	size_t which;          /* no room: the budget that lacks it (the latest until) */
+	double used;           /* ... and what its window holds */
+};
+
+/* A window's buckets: window / 60 wide, so that a budget reads at most 61
+ * counter rows. */
+double budget_width(double window);
+
+/* Reads only. */
+bool budget_look(struct store *store, const struct budget_key *key, double now, double tokens,
+    struct budget_look *out, struct store_error *err);
+/* Counts tokens and one run at now in every budget's window. */
+bool budget_reserve(struct store *store, const struct budget_key *key, double now, double tokens,
+    struct store_error *err);
+/* Takes back the tokens reserved at reserved_at and counts the actual
+ * tokens and dollars at now; actual_tokens < 0 (not metered): the
+ * reservation stands for its window. */
+bool budget_settle(struct store *store, const struct budget_key *key, double reserved_at, double reserved,
+    double now, double actual_tokens, double actual_usd, struct store_error *err);
+
+/* The median tokens (in and out) of the key's last 20 metered runs, from
+ * the newest 80; 0 when none. */
+bool budget_median_tokens(struct store *store, const char *account, const char *family, double *out,
+    struct store_error *err);
+
+#endif

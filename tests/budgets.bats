@@ -1,0 +1,121 @@
+#!/usr/bin/env bats
+# Budgets ([family.NAME] budget, estimate): tokens, dollars and runs per
+# sliding window for each (account, family), reserved before the spawn and
+# settled at the end, waited for in the same first-come queue as the slots.
+# Against tests/fake-provider, which enforces a tokens-per-window limit
+# across processes and answers 429 "Please try again in Ns." beyond it.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	common_setup
+	cd "$BATS_TEST_TMPDIR" || return 1
+	PROVIDER="$BATS_TEST_DIRNAME/fake-provider"
+	export FAKE_LIMIT=30000 FAKE_WINDOW=6 FAKE_LEDGER="$BATS_TEST_TMPDIR/ledger"
+	export FAKE_LOG="$BATS_TEST_TMPDIR/provider.log"
+}
+
+teardown() {
+	local pid
+	for pid in $(jobs -p); do kill -9 "$pid" 2>/dev/null || true; done
+}
+
+count_429() { grep -c '^429 ' "$FAKE_LOG" || true; }
+
+# eight OPTIONS...: 8 runs at once of 4125..5000 tokens (36500 in all);
+# sets ELAPSED (seconds) and FAILED (how many did not exit 0).
+eight() {
+	local i pids=() start
+	start=$(date +%s.%N)
+	for i in 1 2 3 4 5 6 7 8; do
+		"$RLWRAP" "$@" -f claude -- "$PROVIDER" $((4000 + i * 125)) > "out.$i" 2> "err.$i" &
+		pids+=($!)
+	done
+	FAILED=0
+	for i in "${pids[@]}"; do wait "$i" || FAILED=$((FAILED + 1)); done
+	ELAPSED=$(echo "$(date +%s.%N) - $start" | bc)
+}
+
+@test "config: budget lines parse, several per key; a bad one names the form" {
+	printf '[family.claude]\nbudget = 30000 tokens per 1m\nbudget = 2000000 tokens per 5h\nbudget = 50 usd per 1d\nbudget = 10 runs per 1m\nestimate = 4500 tokens\n' > "$RLWRAP_CONFIG"
+	run "$RLWRAP" status
+	assert_success
+	printf '[family.claude]\nbudget = 30000 tokens a minute\n' > "$RLWRAP_CONFIG"
+	run "$RLWRAP" status
+	assert_failure 1
+	assert_output --partial "budget: '30000 tokens a minute' is not AMOUNT tokens|usd|runs per DURATION"
+	printf '[family.claude]\nestimate = 5 runs\n' > "$RLWRAP_CONFIG"
+	run "$RLWRAP" status
+	assert_failure 1
+	assert_output --partial "estimate: '5 runs' is not N tokens"
+}
+
+@test "8 runs against a 30k-per-window limit with --retry alone: the provider says 429" {
+	eight --retry=5
+	local hits
+	hits=$(count_429)
+	echo "# --retry alone: $hits 429s, ${ELAPSED}s" >&3
+	assert_equal "$FAILED" 0
+	[ "$hits" -ge 1 ]
+}
+
+@test "8 runs with a budget: all complete, at most one 429, within 1.3x of the ideal time" {
+	printf '[family.claude]\nbudget = 30000 tokens per 6s\nestimate = 5000 tokens\n' > "$RLWRAP_CONFIG"
+	eight
+	local hits
+	hits=$(count_429)
+	local span
+	# The provider's time, from its first answer to the last run's end:
+	# the wrappers' and interpreters' start-up on a loaded machine is not
+	# the budget's to answer for.
+	span=$(awk '$1 == "ok" && !f { f = $3 } $1 == "end" { l = $3 } END { print l - f }' "$FAKE_LOG")
+	echo "# budget: $hits 429s, ${ELAPSED}s in all, ${span}s at the provider (ideal 7.3s; load $(cut -d' ' -f1 /proc/loadavg))" >&3
+	assert_equal "$FAILED" 0
+	assert_equal "$(grep -c '^ok ' "$FAKE_LOG")" 8
+	[ "$hits" -le 1 ]
+	# the ideal: 36500 tokens at 30000 per 6 s
+	[ "$(echo "$span <= 1.3 * 36500 / 5000" | bc)" = 1 ]
+	# where the time went: the waits for room, and the runs' metered tokens
+	cat err.* > all.err
+	run grep -c "room in the budget 30000 tokens per 6s" all.err
+	[ "$output" -ge 1 ]
+	run "$RLWRAP" history --json
+	echo "$output" | jq -e 'length == 8 and all(.[]; .state == "finished" and .input_tokens > 0)
+		and (map(.input_tokens + .output_tokens) | add) == 36500'
+	assert_equal "$(db "select count(*) from waits where reason = 'budget' and ended_at > at")" 2
+}
+
+@test "a run over its estimate overflows the window by its overrun at most" {
+	printf '[family.claude]\nbudget = 10000 tokens per 30s\nestimate = 4000 tokens\n' > "$RLWRAP_CONFIG"
+	export FAKE_LIMIT=1000000 FAKE_WINDOW=30
+	# two fit their estimates (8000); the first spends 7000, 3000 over
+	"$RLWRAP" -f claude -- "$PROVIDER" 7000 1 > /dev/null &
+	"$RLWRAP" -f claude -- "$PROVIDER" 3000 1 > /dev/null &
+	wait
+	# 10000 spent: 4000 more does not fit; the room comes beyond --wait
+	run -75 "$RLWRAP" --wait=1s --signal-file sig.json -f claude -- "$PROVIDER" 3000 0
+	assert_output --partial "no room in the budget 10000 tokens per 30s (10000 used)"
+	jq -e '.refused_by == "budget" and .exit_code == 75' sig.json
+	# never more in the window than the budget plus the one overrun
+	[ "$(awk '$1 == "ok" { n += $2 } END { print n }' "$FAKE_LOG")" -le 13000 ]
+}
+
+@test "a budget of runs: the second run in the window waits for the first to leave it" {
+	printf '[family.claude]\nbudget = 1 runs per 2s\n' > "$RLWRAP_CONFIG"
+	"$RLWRAP" -f claude -- "$PROVIDER" 10 0 > /dev/null
+	local start
+	start=$(date +%s.%N)
+	run "$RLWRAP" -f claude -- "$PROVIDER" 10 0
+	assert_success
+	[ "$(echo "$(date +%s.%N) - $start >= 1.5" | bc)" = 1 ]
+}
+
+@test "the store unavailable: the run goes on, said once, never refused for the budget" {
+	printf '[family.claude]\nbudget = 1 runs per 1h\n' > "$RLWRAP_CONFIG"
+	: > not-a-dir
+	export RLWRAP_DB="$BATS_TEST_TMPDIR/not-a-dir/state.db"
+	run "$RLWRAP" -f claude -- "$PROVIDER" 10 0
+	assert_success
+	assert_equal "$(echo "$output" | grep -c 'state file:')" 1
+}

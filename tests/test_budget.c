@@ -1,0 +1,142 @@
+/* Unit tests for lib/budget.c: sliding windows over counter buckets, the
+ * wait computed from the window's own data, reservations settled. */
+#include "unit.h"
+
+#include "budget.h"
+#include "store.h"
+
+#define NOW 1796040000.0
+
+static struct store *
+open_store(const char *name)
+{
+	struct store_options opts = { .busy_timeout_ms = 1000 };
+	struct store_error err;
+	struct store *store;
+
+	snprintf(opts.path, sizeof(opts.path), "%s/%s.db", tmpdir, name);
+	if (!store_open(&opts, &store, &err))
+		fail_msg("open: %s", err.message);
+	return store;
+}
+
+static struct budget_look
+look(struct store *store, const struct budget_key *key, double now, double tokens)
+{
+	struct budget_look l;
+	struct store_error err;
+
+	if (!budget_look(store, key, now, tokens, &l, &err))
+		fail_msg("budget_look: %s", err.message);
+	return l;
+}
+
+static void
+test_parse(void **state)
+{
+	struct budget b;
+
+	(void)state;
+	assert_true(budget_parse("30000 tokens per 1m", &b));
+	assert_int_equal(b.unit, BUDGET_TOKENS);
+	assert_true(b.amount == 30000 && b.window == 60);
+	assert_true(budget_parse("50 usd per 1d", &b));
+	assert_true(b.unit == BUDGET_USD && b.amount == 50 && b.window == 86400);
+	assert_true(budget_parse("10 runs per 5h", &b));
+	assert_true(b.unit == BUDGET_RUNS && b.window == 5 * 3600);
+	assert_false(budget_parse("10 runs", &b));
+	assert_false(budget_parse("-5 tokens per 1m", &b));
+	assert_false(budget_parse("5 apples per 1m", &b));
+	assert_false(budget_parse("5 tokens per never", &b));
+	assert_false(budget_parse("5 tokens perhaps 1m", &b));
+}
+
+static void
+test_window_slides_and_says_when(void **state)
+{
+	struct store *store = open_store("slide");
+	struct budget bg[] = { { BUDGET_TOKENS, 30000, 60 }, { BUDGET_RUNS, 10, 60 } };
+	struct budget_key key = { "default", "claude", bg, 2 };
+	struct store_error err;
+	struct budget_look l;
+
+	(void)state;
+	assert_true(look(store, &key, NOW, 5000).room);
+	for (int i = 0; i < 6; i++)
+		assert_true(budget_reserve(store, &key, NOW + i, 5000, &err));
+	/* 30000 reserved: no room for 5000 more until the first reservation
+	 * (at NOW, its bucket 1 s wide) leaves the window. */
+	l = look(store, &key, NOW + 10, 5000);
+	assert_false(l.room);
+	assert_int_equal(l.which, 0);
+	assert_true(l.used == 30000);
+	assert_true(l.until == NOW + 1 + 60);
+	assert_true(look(store, &key, NOW + 61, 5000).room);
+	/* A settled run gives back what it did not spend. */
+	assert_true(budget_settle(store, &key, NOW + 5, 5000, NOW + 12, 1000, 0.01, &err));
+	assert_true(look(store, &key, NOW + 12, 4000).room);
+	assert_false(look(store, &key, NOW + 12, 4001).room);
+	/* Unknown actuals: the reservation stands. */
+	assert_true(budget_settle(store, &key, NOW + 4, 5000, NOW + 12, -1, -1, &err));
+	assert_false(look(store, &key, NOW + 12, 4001).room);
+	store_close(store);
+}
+
+static void
+test_runs_and_dollars(void **state)
+{
+	struct store *store = open_store("units");
+	struct budget bg[] = { { BUDGET_RUNS, 2, 10 }, { BUDGET_USD, 1, 3600 } };
+	struct budget_key key = { "default", "codex", bg, 2 };
+	struct store_error err;
+	struct budget_look l;
+
+	(void)state;
+	assert_true(budget_reserve(store, &key, NOW, 0, &err));
+	assert_true(budget_reserve(store, &key, NOW, 0, &err));
+	l = look(store, &key, NOW, 0);
+	assert_false(l.room);
+	assert_int_equal(l.which, 0);
+	assert_true(look(store, &key, NOW + 11, 0).room);
+	/* A dollar budget has room until it is spent. */
+	assert_true(budget_settle(store, &key, NOW, 0, NOW + 20, 100, 0.99, &err));
+	assert_true(look(store, &key, NOW + 21, 0).room);
+	assert_true(budget_settle(store, &key, NOW, 0, NOW + 22, 100, 0.02, &err));
+	l = look(store, &key, NOW + 23, 0);
+	assert_false(l.room);
+	assert_int_equal(l.which, 1);
+	assert_true(l.until == NOW + 60 + 3600);
+	/* Another key is not touched. */
+	key.family = "claude";
+	assert_true(look(store, &key, NOW + 23, 0).room);
+	store_close(store);
+}
+
+static void
+test_bigger_than_the_budget_runs_alone(void **state)
+{
+	struct store *store = open_store("big");
+	struct budget bg[] = { { BUDGET_TOKENS, 1000, 60 } };
+	struct budget_key key = { "default", "claude", bg, 1 };
+	struct store_error err;
+
+	(void)state;
+	assert_true(look(store, &key, NOW, 5000).room);
+	assert_true(budget_reserve(store, &key, NOW, 5000, &err));
+	assert_false(look(store, &key, NOW + 1, 5000).room);
+	assert_true(look(store, &key, NOW + 62, 5000).room);
+	store_close(store);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_window_slides_and_says_when),
+		cmocka_unit_test(test_runs_and_dollars),
+		cmocka_unit_test(test_bigger_than_the_budget_runs_alone),
+	};
+
+	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
+}
