@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every benchmark (passthrough, classify, startup, refusal, rss, store, slots,
+# Runs every benchmark (passthrough, classify, startup, refusal, rss, store, slots, budgets,
 # status-short)
 # one after the other, keeps their full output in $BENCH_DIR/run-all.log,
 # and prints the machine and one Markdown table built from the RESULT line
@@ -27,7 +27,7 @@ machine() {
 machine_line=$(machine)
 
 results=""
-for b in passthrough classify startup refusal rss store slots status-short text; do
+for b in passthrough classify startup refusal rss store slots budgets status-short text; do
 	echo "== $b" | tee -a "$log" >&2
 	out=$("$here/$b.sh" 2>&1) || { echo "$out" >> "$log"; echo "bench: $b.sh failed; see $log" >&2; exit 1; }
 	echo "$out" >> "$log"

@@ -25,6 +25,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_wait_entry,
 	&cmd_recover_entry,
 	&cmd_history_entry,
+	&cmd_usage_entry,
 	&cmd_help_entry,
 	NULL
 };

@@ -3,7 +3,7 @@ _rlwrap() {
 	local cur prev words cword
 	_init_completion || return
 
-	local commands="run classify-failure record status reset trip wait recover history help"
+	local commands="run classify-failure record status reset trip wait recover history usage help"
 	local families="claude codex gemini pi opencode cursor qwen goose amp copilot generic"
 	local reasons="none rate-limit usage-limit credit-exhausted overloaded unavailable auth timeout invalid-request agent-error no-result exit-nonzero"
 	local wrapper_opts="--family --model --account --wait --retry --raw-stream --signal-file --force --quiet --pty --no-pty --help --version"
@@ -48,6 +48,7 @@ _rlwrap() {
 	wait) COMPREPLY=($(compgen -W "--timeout --help $families" -- "$cur")) ;;
 	recover) COMPREPLY=($(compgen -W "--filter --since --limit --json --yes --wait --follow-symlinks --help" -- "$cur")) ;;
 	history) COMPREPLY=($(compgen -W "--json --since --limit --filter --help" -- "$cur")) ;;
+	usage) COMPREPLY=($(compgen -W "--json --since --by --help" -- "$cur")) ;;
 	help) COMPREPLY=($(compgen -W "--help $commands" -- "$cur")) ;;
 	run) COMPREPLY=($(compgen -W "$wrapper_opts" -- "$cur") $(compgen -c -- "$cur")) ;;
 	*) _command_offset "$i" ;;

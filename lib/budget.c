@@ -108,14 +108,28 @@ budget_reserve(struct store *store, const struct budget_key *key, double now, do
 	return add_everywhere(store, key, now, now, tokens, 0, 1, err);
 }
 
-bool
-budget_settle(struct store *store, const struct budget_key *key, double reserved_at, double reserved,
+static bool
+settle_rows(struct store *store, const struct budget_key *key, double reserved_at, double reserved,
     double now, double actual_tokens, double actual_usd, struct store_error *err)
 {
 	if (actual_tokens < 0)
 		return actual_usd <= 0 || add_everywhere(store, key, now, now, 0, actual_usd, 0, err);
 	return (reserved == 0 || add_everywhere(store, key, reserved_at, now, -reserved, 0, 0, err)) &&
 	    add_everywhere(store, key, now, now, actual_tokens, actual_usd > 0 ? actual_usd : 0, 0, err);
+}
+
+/* One transaction: one commit (and one fsync) for every row it touches. */
+bool
+budget_settle(struct store *store, const struct budget_key *key, double reserved_at, double reserved,
+    double now, double actual_tokens, double actual_usd, struct store_error *err)
+{
+	if (!store_begin(store, err))
+		return false;
+	if (!settle_rows(store, key, reserved_at, reserved, now, actual_tokens, actual_usd, err)) {
+		store_rollback(store);
+		return false;
+	}
+	return store_commit(store, err);
 }
 
 /* ---- the estimate when none is configured ---- */

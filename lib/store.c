@@ -414,6 +414,13 @@ store_budget_buckets(struct store *store, const char *account, const char *famil
 }
 
 bool
+store_wait_totals(struct store *store, double since, struct wait_total **rows, size_t *count,
+    struct store_error *err)
+{
+	return ON_STORE(store, err, wait_totals(target(store), since, rows, count, err));
+}
+
+bool
 store_tells_slots(const struct store *store)
 {
 	const struct store *t = store->on_journal ? store->journal : store;

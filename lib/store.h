@@ -310,4 +310,16 @@ bool store_budget_add(struct store *store, const char *account, const char *fami
 bool store_budget_buckets(struct store *store, const char *account, const char *family, double width,
     double since, struct budget_bucket **rows, size_t *count, struct store_error *err);
 
+/* Time spent waiting since some time, per key, model and why: a
+ * breaker's reason, "max-concurrent" or "budget".  A wait still going (or
+ * a breaker wait, which records no end) counts to its until. */
+struct wait_total {
+	char account[KEY_ACCOUNT_MAX], family[KEY_FAMILY_MAX], model[SIGNAL_FIELD_MAX];
+	char why[32];
+	double secs;
+	long waits;
+};
+bool store_wait_totals(struct store *store, double since, struct wait_total **rows, size_t *count,
+    struct store_error *err);
+
 #endif

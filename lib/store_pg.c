@@ -1209,6 +1209,41 @@ pg_budget_buckets(struct store *store, const char *account, const char *family, 
 	return true;
 }
 
+static bool
+pg_wait_totals(struct store *store, double since, struct wait_total **rows, size_t *count,
+    struct store_error *err)
+{
+	struct db_value v[1] = { { .type = DB_REAL, .r = since } };
+	PGresult *res;
+	int n;
+
+	*rows = NULL;
+	*count = 0;
+	if (!pg_run(pg_of(store), "SELECT account, family, model, reason,"
+	    " sum(greatest(coalesce(ended_at, \"until\", at) - at, 0)), count(*) FROM waits"
+	    " WHERE kind = 'wait' AND at >= $1 GROUP BY account, family, model, reason", v, 1, &res,
+	    "reading the waits", err))
+		return false;
+	n = PQntuples(res);
+	if (n > 0 && (*rows = calloc((size_t)n, sizeof(**rows))) == NULL) {
+		PQclear(res);
+		return set_error(err, STORE_ERR_IO, "%s: out of memory", store->path);
+	}
+	for (int i = 0; i < n; i++) {
+		struct wait_total *w = &(*rows)[i];
+
+		cell_text(res, i, 0, w->account, sizeof(w->account));
+		cell_text(res, i, 1, w->family, sizeof(w->family));
+		cell_text(res, i, 2, w->model, sizeof(w->model));
+		cell_text(res, i, 3, w->why, sizeof(w->why));
+		w->secs = cell_double(res, i, 4, 0);
+		w->waits = (long)cell_int(res, i, 5, 0);
+	}
+	*count = (size_t)n;
+	PQclear(res);
+	return true;
+}
+
 const struct store_ops store_pg_ops = {
 	.name = "postgresql",
 	.open = pg_open,
@@ -1234,6 +1269,7 @@ const struct store_ops store_pg_ops = {
 	.slot_await = pg_slot_await,
 	.budget_add = pg_budget_add,
 	.budget_buckets = pg_budget_buckets,
+	.wait_totals = pg_wait_totals,
 	.family_counts = pg_family_counts,
 	.families_since = pg_families_since,
 	.runs_each = pg_runs_each,

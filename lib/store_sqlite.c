@@ -906,6 +906,7 @@ const struct store_ops store_sqlite_ops = {
 	.tickets = sqlite_tickets,
 	.budget_add = sqlite_budget_add,
 	.budget_buckets = sqlite_budget_buckets,
+	.wait_totals = sqlite_wait_totals,
 	.family_counts = sqlite_family_counts,
 	.families_since = sqlite_families_since,
 	.runs_each = sqlite_runs_each,

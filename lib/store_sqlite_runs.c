@@ -290,3 +290,38 @@ sqlite_budget_buckets(struct store *store, const char *account, const char *fami
 	sqlite3_finalize(st);
 	return ok;
 }
+
+/* ---- time spent waiting ---- */
+
+static void
+fill_wait_total(sqlite3_stmt *st, void *p)
+{
+	struct wait_total *w = p;
+
+	column_text(st, 0, w->account, sizeof(w->account));
+	column_text(st, 1, w->family, sizeof(w->family));
+	column_text(st, 2, w->model, sizeof(w->model));
+	column_text(st, 3, w->why, sizeof(w->why));
+	w->secs = sqlite3_column_double(st, 4);
+	w->waits = (long)sqlite3_column_int64(st, 5);
+}
+
+bool
+sqlite_wait_totals(struct store *store, double since, struct wait_total **rows, size_t *count,
+    struct store_error *err)
+{
+	sqlite3_stmt *st;
+	bool ok;
+	int rc = sqlite3_prepare_v2(db_of(store), "SELECT account, family, model, reason,"
+	    " sum(max(coalesce(ended_at, until, at) - at, 0)), count(*) FROM waits"
+	    " WHERE kind = 'wait' AND at >= ?1 GROUP BY account, family, model, reason", -1, &st, NULL);
+
+	*rows = NULL;
+	*count = 0;
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "reading the waits");
+	sqlite3_bind_double(st, 1, since);
+	ok = collect(store, st, sizeof(**rows), fill_wait_total, (void **)rows, count, "reading the waits", err);
+	sqlite3_finalize(st);
+	return ok;
+}

@@ -58,6 +58,19 @@ eight() {
 	echo "# --retry alone: $hits 429s, ${ELAPSED}s" >&3
 	assert_equal "$FAILED" 0
 	[ "$hits" -ge 1 ]
+	# usage counts the limit hits, and the time the breaker held the rest
+	run "$RLWRAP" usage --json --since 1h
+	echo "$output" | jq -e --argjson hits "$hits" '.[0].keys[0] | .limit_hits == $hits and .failures == $hits
+		and .runs == 8 + $hits and .waited_secs.budgets == 0'
+}
+
+@test "usage: a bad --by is a usage error; an empty store says nothing" {
+	run "$RLWRAP" usage --by color
+	assert_failure 2
+	assert_output --partial "--by color: not family, model or account"
+	run "$RLWRAP" usage
+	assert_success
+	assert_output "$(printf 'last 5h: nothing\nlast 24h: nothing\nlast 7d: nothing')"
 }
 
 @test "8 runs with a budget: all complete, at most one 429, within 1.3x of the ideal time" {
@@ -84,6 +97,16 @@ eight() {
 	echo "$output" | jq -e 'length == 8 and all(.[]; .state == "finished" and .input_tokens > 0)
 		and (map(.input_tokens + .output_tokens) | add) == 36500'
 	assert_equal "$(db "select count(*) from waits where reason = 'budget' and ended_at > at")" 2
+	run "$RLWRAP" usage --json
+	assert_success
+	echo "$output" | jq -e 'map(.period) == ["5h", "24h", "7d"] and all(.[]; .keys | length == 1
+		and (.[0] | .family == "claude" and .account == "default" and .runs == 8 and .failures == 0
+		and .limit_hits == 0 and .input_tokens + .output_tokens == 36500 and .cost_usd > 0.1
+		and .waited_secs.budgets > 1 and .waited_secs.slots == 0))'
+	run "$RLWRAP" usage --since 1h --by model
+	assert_success
+	assert_line --index 0 "last 1h:"
+	assert_line --index 1 --regexp "^  claude/claude-sonnet-4-5: 8 runs, 0 failed, 0 limit hits, tokens [0-9]+ in [0-9]+ out, \\\$0\.11, waited budgets [0-9]+"
 }
 
 @test "a run over its estimate overflows the window by its overrun at most" {

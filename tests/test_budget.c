@@ -32,7 +32,7 @@ look(struct store *store, const struct budget_key *key, double now, double token
 }
 
 static void
-test_parse(void **state)
+test_budget_lines_parse(void **state)
 {
 	struct budget b;
 
@@ -132,7 +132,7 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_budget_lines_parse),
 		cmocka_unit_test(test_window_slides_and_says_when),
 		cmocka_unit_test(test_runs_and_dollars),
 		cmocka_unit_test(test_bigger_than_the_budget_runs_alone),
