@@ -633,7 +633,6 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 
 	/* The gate's count is of the family it asked about. */
 	run.gated = b->gated && strcmp(run.family, id->family) == 0;
-	budget_settle_run(b, r);
 	heartbeat_stop(b->heartbeat);
 	b->heartbeat = NULL;
 	r->run_id = 0;
@@ -643,6 +642,7 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 		reopen_moved_store(b);
 		run.run_id = 0;   /* its running row went with the old file */
 	}
+	budget_settle_run(b, r);
 	if (b->store != NULL && breaker_record_run(b->store, &b->cfg, &run, &r->sig, &r->outcome, &error))
 		r->run_id = r->outcome.run_id;
 	else if (b->store != NULL)

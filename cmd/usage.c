@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "breaker.h"
 #include "cmd.h"
 #include "history.h"
 #include "visible.h"
