@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs every benchmark (passthrough, classify, startup, refusal, rss, store, slots, budgets,
-# status-short)
+# status-short, text)
 # one after the other, keeps their full output in $BENCH_DIR/run-all.log,
 # and prints the machine and one Markdown table built from the RESULT line
 # each script ends with.  bench/stress.sh is a check, not a benchmark: run

@@ -112,7 +112,9 @@ has_budget(const struct admission *a)
 }
 
 /* The budgets are looked at only by the head of the queue (or a spawn
- * with nobody ahead): those behind it wait for their place anyway. */
+ * with nobody ahead): those behind it wait for their place anyway.  A
+ * first look without the lock skips them: room or not, the spawn takes the
+ * lock next (to start, or to join the queue), and looks there. */
 static bool
 census_take(struct store *store, struct admission *a, double now, bool clear, struct census *c,
     struct store_error *err)
@@ -121,7 +123,7 @@ census_take(struct store *store, struct admission *a, double now, bool clear, st
 	a->look = (struct budget_look){ .room = true };
 	return count_running(store, a->account, a->family, now, a->self.host, clear, c, NULL, err) &&
 	    count_tickets(store, a->account, a->family, a->ticket, now, a->self.host, clear, c, err) &&
-	    (!has_budget(a) || c->ahead > 0 || c->running >= a->max ||
+	    (!has_budget(a) || c->ahead > 0 || c->running >= a->max || (!clear && a->ticket == 0) ||
 	    budget_look(store, a->budget, now, a->reserve, &a->look, err));
 }
 

@@ -80,7 +80,8 @@ budget_look(struct store *store, const struct budget_key *key, double now, doubl
 	return true;
 }
 
-/* Adds to the bucket at `at` of every distinct width among the budgets. */
+/* Adds to the bucket at `at` of every distinct width among the budgets;
+ * now 0: prunes nothing (the reservation pruned already). */
 static bool
 add_everywhere(struct store *store, const struct budget_key *key, double at, double now, double tokens,
     double usd, double runs, struct store_error *err)
@@ -95,7 +96,8 @@ add_everywhere(struct store *store, const struct budget_key *key, double at, dou
 
 		for (size_t j = 0; j < i; j++)
 			seen = seen || budget_width(key->budgets[j].window) == width;
-		if (!seen && !store_budget_add(store, key->account, key->family, &add, now - window - width, err))
+		if (!seen && !store_budget_add(store, key->account, key->family, &add,
+		    now > 0 ? now - window - width : 0, err))
 			return false;
 	}
 	return true;
@@ -112,10 +114,12 @@ static bool
 settle_rows(struct store *store, const struct budget_key *key, double reserved_at, double reserved,
     double now, double actual_tokens, double actual_usd, struct store_error *err)
 {
+	double usd = actual_usd > 0 ? actual_usd : 0;
+
 	if (actual_tokens < 0)
-		return actual_usd <= 0 || add_everywhere(store, key, now, now, 0, actual_usd, 0, err);
-	return (reserved == 0 || add_everywhere(store, key, reserved_at, now, -reserved, 0, 0, err)) &&
-	    add_everywhere(store, key, now, now, actual_tokens, actual_usd > 0 ? actual_usd : 0, 0, err);
+		return usd == 0 || add_everywhere(store, key, now, 0, 0, usd, 0, err);
+	return (reserved == 0 || add_everywhere(store, key, reserved_at, 0, -reserved, 0, 0, err)) &&
+	    add_everywhere(store, key, now, 0, actual_tokens, usd, 0, err);
 }
 
 /* One transaction: one commit (and one fsync) for every row it touches. */

@@ -302,7 +302,7 @@ struct budget_bucket {
 
 /* Adds the amounts (negative ones too) to the row of (account, family,
  * width, bucket), creating it; then drops that key's rows of width older
- * than prune_before. */
+ * than prune_before (0: none). */
 bool store_budget_add(struct store *store, const char *account, const char *family,
     const struct budget_bucket *add, double prune_before, struct store_error *err);
 /* The rows of (account, family) and width after since, oldest first.

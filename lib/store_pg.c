@@ -1169,8 +1169,8 @@ pg_budget_add(struct store *store, const char *account, const char *family,
 	    " runs) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (account, family, width, bucket)"
 	    " DO UPDATE SET tokens = c.tokens + excluded.tokens, usd = c.usd + excluded.usd,"
 	    " runs = c.runs + excluded.runs", v, 7, NULL, "counting for a budget", err) &&
-	    pg_run(pg_of(store), "DELETE FROM budget_counters WHERE account = $1 AND family = $2"
-	    " AND width = $3 AND bucket < $4", prune, 4, NULL, "pruning a budget's counters", err);
+	    (prune_before <= 0 || pg_run(pg_of(store), "DELETE FROM budget_counters WHERE account = $1 AND family = $2"
+	    " AND width = $3 AND bucket < $4", prune, 4, NULL, "pruning a budget's counters", err));
 }
 
 static bool

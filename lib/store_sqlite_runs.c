@@ -248,6 +248,8 @@ sqlite_budget_add(struct store *store, const char *account, const char *family,
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return db_error(err, store->path, db_of(store), rc, "counting for a budget");
+	if (prune_before <= 0)
+		return true;
 	rc = prepare_budget(store, "DELETE FROM budget_counters WHERE account = ?1 AND family = ?2"
 	    " AND width = ?3 AND bucket < ?4", account, family, add->width, prune_before, &st);
 	if (rc != SQLITE_OK)
