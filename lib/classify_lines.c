@@ -408,20 +408,61 @@ buffer_append(struct classifier *c, const char *s, size_t len)
 }
 
 /*
- * Text at byte speed: while nothing is pending (no failure candidate, no
- * half line, no document, no fence), a line the text prefilter calls plain
- * is only counted.
+ * With nothing pending, does process_line only count this line as plain
+ * text?  The same steps, in the same order, without their effects: a
+ * blank line, JSON, a labelled body, a fence mark or any kind of line but
+ * plain is left to process_line.
  */
 static bool
-plain_text_line(struct classifier *c, const char *s, size_t n)
+read_as_plain(struct classifier *c, const char *s, size_t len)
 {
-	if (c->cand.have || c->stash != NULL || c->doc != NULL || c->skipped != NULL ||
-	    c->text.in_fence || n == 0 || n >= CLASSIFY_LINE_MAX || !textline_surely_plain(s, n))
+	size_t i = 0, body;
+
+	if (s[len - 1] == '\r')
+		len--;
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i == len || s[i] == '`' || s[i] == '~' || json_possible(c, s + i, len - i))
 		return false;
-	c->lineno++;
-	c->last_text_line = c->lineno;
-	c->saw_text = true;
-	return true;
+	if ((s[len - 1] == '{' || s[len - 1] == '[' || s[len - 1] == ' ') &&
+	    labelled_body_at(s + i, len - i) > 0)
+		return false;
+	/* Indented past 2 (and no fence mark): plain, as textline_kind says. */
+	return i > 2 || textline_kind(&c->text, s + i, len - i, i, &body) == TEXTLINE_PLAIN;
+}
+
+/*
+ * While nothing is pending, a run of empty and plain lines is only counted,
+ * in one tight loop (the common case of text output).  Returns where the
+ * first line that needs reading starts.  textline_surely_plain, the older
+ * prefilter, still has the last word on the few lines it calls plain that
+ * process_line would not ("   case 1: { " with its trailing blank), so
+ * whole lines get the verdicts they always had.
+ */
+static const char *
+plain_run(struct classifier *c, const char *p, const char *end)
+{
+	const char *nl;
+
+	if (c->cand.have || c->stash != NULL || c->doc != NULL || c->skipped != NULL ||
+	    c->text.in_fence || c->len != 0 || c->dropped != 0)
+		return p;
+	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		size_t n = (size_t)(nl - p);
+
+		if (n == 0) {   /* what process_line does with an empty line */
+			c->lineno++;
+			c->gap_after_cand = true;
+		} else if (n < CLASSIFY_LINE_MAX &&
+		    (read_as_plain(c, p, n) || textline_surely_plain(p, n))) {
+			c->lineno++;
+			c->last_text_line = c->lineno;
+			c->saw_text = true;
+		} else
+			break;
+		p = nl + 1;
+	}
+	return p;
 }
 
 void
@@ -429,13 +470,12 @@ classifier_feed(struct classifier *c, const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + len, *nl;
 
-	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+	while ((p = plain_run(c, p, end)) < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
 		size_t n = (size_t)(nl - p);
 
 		if (c->len == 0 && c->dropped == 0) {
-			/* The common case: a whole line inside this chunk, no copy. */
-			if (!plain_text_line(c, p, n))
-				process_joined(c, p, n < CLASSIFY_LINE_MAX ? n : CLASSIFY_LINE_MAX);
+			/* A whole line inside this chunk, no copy. */
+			process_joined(c, p, n < CLASSIFY_LINE_MAX ? n : CLASSIFY_LINE_MAX);
 		} else {
 			buffer_append(c, p, n);
 			process_joined(c, c->buf, c->len);

@@ -68,9 +68,11 @@ static const char *
 skip_glyph(const char *p, const char *end, bool *gutter)
 {
 	for (size_t i = 0; i < sizeof(glyphs) / sizeof(glyphs[0]); i++) {
-		size_t n = glyphs[i][0] == '\xc3' ? 2 : 3;
+		const char *g = glyphs[i];
+		size_t n = g[0] == '\xc3' ? 2 : 3;
 
-		if (at(p, end, glyphs[i], n)) {
+		/* Byte by byte: most glyphs differ in their first two bytes. */
+		if ((size_t)(end - p) >= n && p[0] == g[0] && p[1] == g[1] && (n == 2 || p[2] == g[2])) {
 			*gutter = i == 0;
 			p += n;
 			if (AT(p, end, "\xef\xb8\x8f"))   /* emoji presentation selector */
@@ -319,12 +321,22 @@ static const char *const head_words[] = {
 	[8] = "exceeded Selected CRITICAL You\xe2\x80\x99ve You\xe2\x80\x99re", [10] = "unexpected",
 };
 
+/* The first bytes of head_words and of "HTTP/": any other first byte
+ * settles is_head_word at once (keep in step with head_words). */
+static const unsigned char head_first[256] = {
+	['5'] = 1, ['C'] = 1, ['E'] = 1, ['F'] = 1, ['H'] = 1, ['I'] = 1, ['N'] = 1, ['Q'] = 1,
+	['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['W'] = 1, ['Y'] = 1, ['e'] = 1, ['s'] = 1,
+	['u'] = 1,
+};
+
 static bool
 is_head_word(const char *s, size_t len)
 {
 	size_t n = 0;
 	const char *w;
 
+	if (!head_first[(unsigned char)s[0]])
+		return false;
 	while (n < len && n < 12 && s[n] != ' ')
 		n++;
 	if (n >= 5 && memcmp(s, "HTTP/", 5) == 0)
@@ -332,7 +344,7 @@ is_head_word(const char *s, size_t len)
 	if (n >= sizeof(head_words) / sizeof(head_words[0]) || (w = head_words[n]) == NULL)
 		return false;
 	for (; *w != '\0'; w += n + (w[n] == ' '))
-		if (w[0] == s[0] && memcmp(w, s, n) == 0)
+		if (w[0] == s[0] && (n == 1 || w[1] == s[1]) && memcmp(w, s, n) == 0)
 			return true;
 	return false;
 }
@@ -622,7 +634,7 @@ worth_reading(const char *s, size_t len)
 		return true;
 	if (s[n] != ' ' && s[n] != ',' && (unsigned char)s[n] != 0xe2)
 		return false;
-	return memchr(s + n, ':', len - n < 96 ? len - n : 96) != NULL || is_head_word(s, len);
+	return is_head_word(s, len) || memchr(s + n, ':', len - n < 96 ? len - n : 96) != NULL;
 }
 
 enum textline_kind
