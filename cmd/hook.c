@@ -96,10 +96,10 @@ hook_argv(struct hook_job *job, const char *value)
 }
 
 /* The environment plus the event's RLWRAP_* variables (ours replace any
- * inherited ones).  The strings are leaked on purpose: the process that
- * built them ends soon, and the children need them after the fork. */
+ * inherited ones), from *ours on; hook_env_free() releases them once the
+ * children have their copies. */
 static char **
-hook_env(const char *const vars[HOOK_ENV_VARS][2])
+hook_env(const char *const vars[HOOK_ENV_VARS][2], size_t *ours)
 {
 	size_t n = 0, k = 0;
 	char **envp;
@@ -112,11 +112,20 @@ hook_env(const char *const vars[HOOK_ENV_VARS][2])
 		if (strncmp(environ[i], "RLWRAP_", 7) != 0 || strchr(environ[i], '=') == NULL ||
 		    strncmp(environ[i], "RLWRAP_DB=", 10) == 0 || strncmp(environ[i], "RLWRAP_CONFIG=", 14) == 0)
 			envp[k++] = environ[i];
+	*ours = k;
 	for (int v = 0; v < HOOK_ENV_VARS; v++)
 		if (asprintf(&envp[k], "%s=%s", vars[v][0], vars[v][1] != NULL ? vars[v][1] : "") >= 0)
 			k++;
 	envp[k] = NULL;
 	return envp;
+}
+
+static void
+hook_env_free(char **envp, size_t ours)
+{
+	for (size_t i = ours; envp[i] != NULL; i++)
+		free(envp[i]);
+	free(envp);
 }
 
 /* Where a failure is reported: our stderr on a terminal, else hooks.log in
@@ -303,6 +312,7 @@ hook_start(const struct config *cfg, enum hook_event event, const struct breaker
 	const char *value = cfg->hooks[event];
 	struct hook_job job = { .report_fd = -1 };
 	char resets_at[40] = "";
+	size_t ours = 0;
 
 	if (value[0] == '\0')
 		return;
@@ -322,10 +332,12 @@ hook_start(const struct config *cfg, enum hook_event event, const struct breaker
 	job.report_fd = hook_report_fd(cfg);
 	if (!hook_argv(&job, value))
 		report(&job, "cannot run it: not found on PATH", -1, "");
-	else if ((job.envp = hook_env(vars)) == NULL)
+	else if ((job.envp = hook_env(vars, &ours)) == NULL)
 		report(&job, "out of memory", -1, "");
-	else
+	else {
 		start_detached(&job);
+		hook_env_free(job.envp, ours);
+	}
 	if (job.report_fd >= 0)
 		close(job.report_fd);
 }
