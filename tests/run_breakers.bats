@@ -21,6 +21,17 @@ trip_claude() {
 
 ran() { [ -f "$FAKE_MARKER" ]; }
 
+# wait_waiting FILE: until the waiting line is in FILE (30 s at most: a
+# loaded machine or a sanitizer build starts rlwrap slowly).
+wait_waiting() {
+	local i
+	for i in $(seq 300); do
+		grep -q waiting "$1" && return 0
+		sleep 0.1
+	done
+	fail "rlwrap never said it was waiting: $(cat "$1")"
+}
+
 # ---- refusal ----
 
 @test "a trip, then the next spawn is refused in one line and the child never runs" {
@@ -204,12 +215,19 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 # ---- waiting (the real clock: a frozen one never reaches a reset) ----
 
 @test "--wait near: waits for the reset, says so once, then runs" {
-	"$RLWRAP" trip --for 2s claude
-	SECONDS=0
-	RLWRAP_POLL_MS=100 run --separate-stderr timeout 20 "$RLWRAP" --wait -- claude -p x
+	# 4 s: rlwrap must still find the breaker open when it starts, even
+	# on a loaded machine.  The child starts at the reset, not before, and
+	# not much after it (polled every 100 ms; the margin is for the load).
+	"$RLWRAP" trip --for 4s claude
+	local reset margin=5 started
+	reset=$(date -u -d "$(breaker_field claude resets_at)" +%s)
+	[ -z "${RLWRAP_SANITIZERS:-}" ] || margin=15
+	RLWRAP_POLL_MS=100 run --separate-stderr timeout 30 "$RLWRAP" --wait -- claude -p x
 	assert_success
 	ran
-	[ "$SECONDS" -ge 1 ] && [ "$SECONDS" -le 6 ] || fail "took $SECONDS s"
+	started=$(stat -c %Y "$FAKE_MARKER")
+	[ "$started" -ge "$reset" ] && [ "$started" -le $((reset + margin)) ] ||
+		fail "the child started at $started, the reset was $reset"
 	assert_equal "$(printf '%s\n' "$stderr" | wc -l)" 1
 	assert_equal "$(printf '%s' "$stderr" | grep -c "waiting for claude (account default): usage-limit until")" 1
 	assert_equal "$(db "select count(*) from waits where kind = 'wait'")" 1
@@ -231,9 +249,9 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 
 @test "--wait ends early when the breaker is reset meanwhile" {
 	"$RLWRAP" trip --for 1h claude
-	RLWRAP_POLL_MS=100 timeout 20 "$RLWRAP" --wait -- claude 2> err &
+	RLWRAP_POLL_MS=100 timeout 60 "$RLWRAP" --wait -- claude 2> err &
 	local pid=$! rc=0
-	for _ in $(seq 50); do grep -q waiting err && break; sleep 0.1; done
+	wait_waiting err
 	! ran
 	"$RLWRAP" reset claude > /dev/null
 	wait "$pid" || rc=$?
@@ -242,10 +260,13 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 }
 
 @test "--wait: a new trip meanwhile moves the wait; past the budget it refuses" {
-	"$RLWRAP" trip --for 3s claude
-	RLWRAP_POLL_MS=100 timeout 20 "$RLWRAP" --wait=1m -- claude 2> err &
+	# The first reset is far enough (30 s) that rlwrap is still waiting for
+	# it when the new trip lands, however slowly it started; were the new
+	# trip not seen, the child would run at 30 s (status 0, the marker).
+	"$RLWRAP" trip --for 30s claude
+	RLWRAP_POLL_MS=100 timeout 60 "$RLWRAP" --wait=1m -- claude 2> err &
 	local pid=$! rc=0
-	for _ in $(seq 50); do grep -q waiting err && break; sleep 0.1; done
+	wait_waiting err
 	"$RLWRAP" trip --for 2h claude > /dev/null
 	wait "$pid" || rc=$?
 	assert_equal "$rc" 75
@@ -254,11 +275,11 @@ ran() { [ -f "$FAKE_MARKER" ]; }
 }
 
 @test "SIGINT during a wait exits 130 without spawning; the title says what it waits for" {
-	"$RLWRAP" trip --for 15s claude
+	"$RLWRAP" trip --for 60s claude
 	# No timeout(1) in front: it would take the signal.  The reset bounds it.
-	RLWRAP_POLL_MS=100 "$RLWRAP" --wait=1m -- claude 2> err &
+	RLWRAP_POLL_MS=100 "$RLWRAP" --wait=5m -- claude 2> err &
 	local pid=$! rc=0
-	for _ in $(seq 50); do grep -q waiting err && break; sleep 0.1; done
+	wait_waiting err
 	run ps -o args= -p "$pid"
 	assert_output --regexp "^rlwrap: waiting for claude until [0-9]{2}:[0-9]{2}"
 	kill -INT "$pid"
