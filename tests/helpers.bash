@@ -124,3 +124,23 @@ exits() {
 	"$@" || rc=$?
 	[ "$rc" = "$want" ] || fail "exit status $rc, want $want: $*"
 }
+
+# time_limit_ms MS: a time limit of MS ms, set for the real binary on a
+# quiet machine, widened by what slows rlwrap without anything being wrong:
+# a sanitizer build (make check sets RLWRAP_SANITIZERS; 3x) and the load of
+# the moment, taken as twice what `rlwrap status` takes now.  A test that
+# checks rlwrap does not wait for something keeps that something longer
+# than any limit it may get (or bounds the limit below it).
+time_limit_ms() {
+	local start base limit=$1
+	start=$(date +%s%N)
+	"$RLWRAP" status > /dev/null 2>&1 || true
+	base=$((($(date +%s%N) - start) / 1000000))
+	[ -z "${RLWRAP_SANITIZERS:-}" ] || limit=$((3 * limit))
+	echo $((limit + 2 * base))
+}
+
+# ms_since START_NS: milliseconds since START_NS (from date +%s%N).
+ms_since() {
+	echo $((($(date +%s%N) - $1) / 1000000))
+}

@@ -218,11 +218,16 @@ setup() {
 }
 
 @test "wait returns when the reset comes, on the injected clock" {
-	"$RLWRAP" trip --for 2s claude
-	SECONDS=0
-	run timeout 20 "$RLWRAP" wait --timeout 15 claude
+	# 4 s: wait still finds the breaker open when it starts on a loaded
+	# machine; it returns soon after the reset, well before its timeout.
+	local t0 took limit
+	limit=$(time_limit_ms 7000)
+	t0=$(date +%s%N)
+	"$RLWRAP" trip --for 4s claude
+	run timeout 40 "$RLWRAP" wait --timeout 30 claude
+	took=$(ms_since "$t0")
 	assert_success
-	[ "$SECONDS" -le 5 ]
+	[ "$took" -lt "$limit" ] || fail "wait took $took ms, more than $limit ms"
 	assert_output --partial "waiting for claude"
 }
 
@@ -231,24 +236,30 @@ setup() {
 	local err="$BATS_TEST_TMPDIR/err"
 	RLWRAP_POLL_MS=100 timeout 20 "$RLWRAP" wait --timeout 15 claude 2> "$err" &
 	local pid=$!
-	for _ in $(seq 50); do grep -q "waiting for claude" "$err" && break; sleep 0.1; done
+	for _ in $(seq 300); do grep -q "waiting for claude" "$err" && break; sleep 0.1; done
 	assert_regex "$(cat "$err")" "^rlwrap: waiting for claude: open until $(breaker_field claude resets_at) "
 	# Still blocked a while later: wait did not return on its own.
 	sleep 1
 	kill -0 "$pid" || fail "wait returned before the reset"
-	SECONDS=0
+	local t0 took limit
+	limit=$(time_limit_ms 3000)
+	t0=$(date +%s%N)
 	"$RLWRAP" reset claude
 	exits 0 wait "$pid"
-	[ "$SECONDS" -le 3 ] || fail "wait took ${SECONDS}s after the reset"
+	took=$(ms_since "$t0")
+	[ "$took" -lt "$limit" ] || fail "wait took $took ms after the reset, more than $limit ms"
 }
 
 @test "wait: SIGINT exits 130, a timeout 75" {
 	"$RLWRAP" trip --for 1h claude
-	SECONDS=0
+	local t0 took limit
+	limit=$(time_limit_ms 4000)
+	t0=$(date +%s%N)
 	run timeout 20 "$RLWRAP" wait --timeout 1 claude
+	took=$(ms_since "$t0")
 	assert_failure 75
 	assert_output --partial "still blocked"
-	[ "$SECONDS" -le 4 ]
+	[ "$took" -lt "$limit" ] || fail "a 1 s timeout took $took ms, more than $limit ms"
 	timeout 20 "$RLWRAP" wait claude 2>/dev/null &
 	local pid=$! rc=0
 	sleep 1
@@ -362,20 +373,24 @@ unprivileged() {
 @test "fail-open: a database locked past the busy timeout" {
 	sqlite_only
 	"$RLWRAP" trip --for 1h claude
+	local t0 took limit
+	limit=$(time_limit_ms 3000)   # before the lock: it opens the store
 	mkfifo "$BATS_TEST_TMPDIR/fifo"
 	timeout 20 sqlite3 "$RLWRAP_DB" < "$BATS_TEST_TMPDIR/fifo" > "$BATS_TEST_TMPDIR/locker.out" 2>&1 &
 	local locker=$!
 	exec 9> "$BATS_TEST_TMPDIR/fifo"
 	echo "BEGIN EXCLUSIVE; INSERT INTO waits (at, kind) VALUES (1, 'lock'); SELECT 'locked';" >&9
-	for _ in $(seq 50); do grep -q locked "$BATS_TEST_TMPDIR/locker.out" && break; sleep 0.1; done
-	SECONDS=0
+	for _ in $(seq 300); do grep -q locked "$BATS_TEST_TMPDIR/locker.out" && break; sleep 0.1; done
+	grep -q locked "$BATS_TEST_TMPDIR/locker.out" || fail "the locker never took the lock"
+	t0=$(date +%s%N)
 	RLWRAP_BUSY_TIMEOUT_MS=300 run timeout 10 "$RLWRAP" trip --for 2h claude
+	took=$(ms_since "$t0")
 	exec 9>&-
 	wait "$locker" || true
 	assert_failure 1
 	assert_equal "${#lines[@]}" 1
 	assert_output --partial "locked by another process"
-	[ "$SECONDS" -le 3 ]
+	[ "$took" -lt "$limit" ] || fail "a 300 ms busy timeout took $took ms, more than $limit ms"
 	# Once the lock is gone, the store works again.
 	run "$RLWRAP" trip --for 2h claude
 	assert_success
