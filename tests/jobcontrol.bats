@@ -179,7 +179,11 @@ start_tui() {
 	wait_screen 'Stopped.*rlwrap -- tui'
 	screen_restored
 	type_line 'fg'
-	wait_screen '^tui: continued'
+	# Running again: it says so on SIGCONT, or (when its line was drawn
+	# before rlwrap had the terminal back, and the alternate screen was
+	# entered over it) on the SIGWINCH that asks it to redraw; either
+	# line is written only by a running agent.
+	wait_screen '^tui: (continued|size)'
 	tm send-keys q
 	wait_screen '^tui: bye'
 	screen_restored
