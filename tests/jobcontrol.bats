@@ -271,6 +271,10 @@ start_tui() {
 	screen_restored
 	type_line 'fg'
 	wait_screen '^[^$]*rlwrap -- cat$'
+	# fg sends a running job no signal: rlwrap finds the terminal its own
+	# by looking (every 100 ms).  Keys typed before it has it raw again are
+	# echoed by the shell's cooked terminal too.
+	wait_raw
 	tm send-keys -l 'back'
 	tm send-keys Enter
 	# Echoed by the agent's terminal, then written back by cat: twice.
