@@ -100,6 +100,7 @@ start_tui() {
 	screen_restored
 	type_line 'fg'
 	wait_screen 'rlwrap -- cat$'
+	wait_raw
 	tm send-keys -l 'second'
 	tm send-keys Enter
 	# Echoed by the agent's terminal, then written back by cat: twice.
@@ -163,7 +164,7 @@ start_tui() {
 	wait_screen 'Stopped +.*rlwrap -- tui'
 	screen_restored
 	type_line 'fg'
-	wait_screen '^tui: continued'
+	wait_screen '^tui: (continued|size)'   # see "SIGSTOP of the agent does not strand"
 	[ "$(pane '#{alternate_on}')" = 1 ] || fail "not back on the alternate screen"
 	[ "$(pane '#{cursor_flag}')" = 0 ] || fail "the agent's hidden cursor was not hidden again"
 	tm send-keys y
@@ -198,7 +199,7 @@ start_tui() {
 	wait_screen 'Stopped.*rlwrap -- tui'
 	screen_restored
 	type_line 'fg'
-	wait_screen '^tui: continued'
+	wait_screen '^tui: (continued|size)'   # see "SIGSTOP of the agent does not strand"
 	tm send-keys q
 	wait_screen '^tui: bye'
 	screen_restored
@@ -215,7 +216,7 @@ start_tui() {
 	wait_screen 'Stopped +.*rlwrap -- tui'
 	screen_restored
 	type_line 'fg'
-	wait_screen '^tui: continued'
+	wait_screen '^tui: (continued|size)'   # see "SIGSTOP of the agent does not strand"
 	tm send-keys q
 	wait_screen '^tui: bye'
 	screen_restored
