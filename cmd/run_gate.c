@@ -389,8 +389,8 @@ check_slot(struct gate *g, double now, struct wait_reason *r, bool take)
 	if (b->slot.max == LONG_MAX)
 		snprintf(r->why, sizeof(r->why), "its turn (%ld ahead)", b->slot.ahead);
 	else
-		snprintf(r->why, sizeof(r->why), "a slot (%ld running of max_concurrent %ld, %ld ahead)",
-		    b->slot.running, b->slot.max, b->slot.ahead);
+		snprintf(r->why, sizeof(r->why), "a slot (%ld running of max_concurrent %s%ld, %ld ahead)",
+		    b->slot.running, b->slot.auto_max > 0 ? "auto " : "", b->slot.max, b->slot.ahead);
 	snprintf(r->title, sizeof(r->title), "a %s slot", g->id->family);
 	return WAIT_MORE;
 }
@@ -466,6 +466,19 @@ budget_setup(struct run_breaker *b, const struct run_identity *id)
 		store_trouble(b, &error);
 }
 
+/* max_concurrent = auto: the bounds; the limit itself is read at each look. */
+static void
+auto_setup(struct run_breaker *b, const struct run_identity *id)
+{
+	const struct family_config *fc = config_family(&b->cfg, id->family);
+
+	if (fc == NULL || fc->auto_max == 0 || b->store == NULL)
+		return;
+	b->slot.auto_min = fc->auto_min;
+	b->slot.auto_max = fc->auto_max;
+	b->slot.max = fc->auto_max;
+}
+
 int
 gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
     double wait_max, bool force)
@@ -500,8 +513,10 @@ gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct 
 		.max = force ? 0 : config_max_concurrent(&b->cfg, id->family),
 		.ttl = heartbeat_interval() * HEARTBEAT_TTL_FACTOR,
 	};
-	if (!force)
+	if (!force) {
 		budget_setup(b, id);
+		auto_setup(b, id);
+	}
 	if ((rc = check_gate(&g, now, &r)) == WAIT_MORE)
 		rc = wait_loop_run(&w, &r);
 	gate_done(&g);
@@ -615,6 +630,26 @@ budget_settle_run(struct run_breaker *b, const struct run_result *r)
 	b->slot.reserved_at = 0;
 }
 
+/* max_concurrent = auto: the run's outcome moves the key's limit (a rate
+ * limit or an overload halves it, a clean run counts towards growing it). */
+static void
+adaptive_record_run(struct run_breaker *b, const struct run_identity *id, const struct run_result *r)
+{
+	enum adaptive_outcome outcome = ADAPTIVE_OTHER;
+	struct store_error error;
+
+	if (b->store == NULL || b->read_only || b->slot.auto_max == 0)
+		return;
+	if (r->sig.reason == REASON_RATE_LIMIT || r->sig.reason == REASON_OVERLOADED)
+		outcome = ADAPTIVE_LIMITED;
+	else if (r->sig.reason == REASON_NONE && r->exit_code == 0 && r->term_signal == 0)
+		outcome = ADAPTIVE_CLEAN;
+	if (!adaptive_record(b->store, id->account, id->family, b->slot.auto_min, b->slot.auto_max, outcome,
+	    r->clock_started, run_clock(b), env_secs("RLWRAP_ADAPTIVE_WINDOW_MS",
+	    (long long)(ADAPTIVE_WINDOW_SECS * 1000)), &error))
+		store_trouble(b, &error);
+}
+
 void
 record_after_run(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
     struct run_result *r)
@@ -643,6 +678,7 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 		run.run_id = 0;   /* its running row went with the old file */
 	}
 	budget_settle_run(b, r);
+	adaptive_record_run(b, id, r);
 	if (b->store != NULL && breaker_record_run(b->store, &b->cfg, &run, &r->sig, &r->outcome, &error))
 		r->run_id = r->outcome.run_id;
 	else if (b->store != NULL)

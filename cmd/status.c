@@ -94,6 +94,8 @@ struct status_data {
 	size_t running_len;
 	struct slot_ticket *tickets;
 	size_t tickets_len;
+	struct adaptive_limit *limits;
+	size_t limits_len;
 	struct journal_state journal;
 };
 
@@ -155,6 +157,31 @@ print_running(const struct status_data *d, json_t *out, time_t now, const char *
 	}
 }
 
+/* max_concurrent = auto: each key's limit now, and why it last changed. */
+static void
+print_limits(const struct status_data *d, json_t *out, time_t now)
+{
+	char at[160];
+
+	for (size_t i = 0; i < d->limits_len; i++) {
+		const struct adaptive_limit *l = &d->limits[i];
+
+		if (out != NULL) {
+			json_array_append_new(json_object_get(out, "adaptive_limits"), json_pack(
+			    "{s:s, s:s, s:I, s:I, s:o, s:s}", "family", l->family, "account", l->account,
+			    "limit", (json_int_t)l->limit, "clean_runs", (json_int_t)l->successes,
+			    "changed_at", time_or_null(l->changed_at, false), "why", l->why));
+			continue;
+		}
+		if (l->changed_at > 0)
+			cmd_format_reset(l->changed_at, now, at, sizeof(at));
+		else
+			strlcpy(at, "-", sizeof(at));
+		print_visible("max_concurrent auto %ld for %s (account %s): %s, at %s; %ld clean run%s since",
+		    l->limit, l->family, l->account, l->why, at, l->successes, l->successes == 1 ? "" : "s");
+	}
+}
+
 /* Which store was read, for a server store: the server, or its journal
  * while it is away, and what waits to be replayed. */
 static void
@@ -190,6 +217,8 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 	json_t *out = json_pack("{s:o, s:s, s:s, s:[], s:[], s:[], s:[]}", "now", time_or_null((double)now, false),
 	    "store", store_path(store), "backend", store_backend_name(store), "breakers", "running", "waiting",
 	    "runs_24h");
+
+	json_object_set_new(out, "adaptive_limits", json_array());
 	size_t shown = 0;
 
 	print_store(&d->journal, out, !json);
@@ -208,6 +237,7 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 	if (!json && shown == 0)
 		printf(all ? "no breakers\n" : "no open breakers\n");
 	print_running(d, json ? out : NULL, now, self.host);
+	print_limits(d, json ? out : NULL, now);
 	if (!json && d->counts_len > 0)
 		printf("last 24h:\n");
 	for (size_t i = 0; i < d->counts_len; i++) {
@@ -248,7 +278,8 @@ status_exec(struct args *args)
 	    (double)now - 86400, &d.counts, &d.counts_len, &error) ||
 	    (!args_has(args, OPT_SHORT) &&
 	    (!store_running(st.store, NULL, NULL, &d.running, &d.running_len, &error) ||
-	    !store_tickets(st.store, NULL, NULL, &d.tickets, &d.tickets_len, &error))))
+	    !store_tickets(st.store, NULL, NULL, &d.tickets, &d.tickets_len, &error) ||
+	    !store_adaptive_limits(st.store, NULL, NULL, &d.limits, &d.limits_len, &error))))
 		warnx_visible("%s", error.message);
 	else if (args_has(args, OPT_SHORT))
 		rc = status_print_short(d.breakers, d.breakers_len, d.counts, d.counts_len, now);
@@ -258,6 +289,7 @@ status_exec(struct args *args)
 	free(d.counts);
 	free(d.running);
 	free(d.tickets);
+	free(d.limits);
 	cmd_state_close(&st);
 	return rc;
 }

@@ -195,6 +195,13 @@ admission_try(struct store *store, struct admission *a, const struct run_row *ru
 	bool place_kept;
 
 	*admitted = false;
+	if (a->auto_max > 0) {
+		struct adaptive_limit l;
+
+		if (!adaptive_current(store, a->account, a->family, a->auto_min, a->auto_max, &l, err))
+			return false;
+		a->max = l.limit;
+	}
 	if (has_budget(a) && a->max <= 0)
 		a->max = LONG_MAX;
 	if (a->max <= 0) {
@@ -218,6 +225,78 @@ admission_try(struct store *store, struct admission *a, const struct run_row *ru
 	if (!admit_locked(store, a, run, now, admitted, run_id, err)) {
 		store_rollback(store);
 		*admitted = false;
+		return false;
+	}
+	return store_commit(store, err);
+}
+
+/* ---- adaptive concurrency ---- */
+
+bool
+adaptive_current(struct store *store, const char *account, const char *family, long lo, long hi,
+    struct adaptive_limit *l, struct store_error *err)
+{
+	struct adaptive_limit *rows;
+	size_t count;
+
+	memset(l, 0, sizeof(*l));
+	if (!store_adaptive_limits(store, account, family, &rows, &count, err))
+		return false;
+	if (count > 0)
+		*l = rows[0];
+	free(rows);
+	strlcpy(l->account, account, sizeof(l->account));
+	strlcpy(l->family, family, sizeof(l->family));
+	if (count == 0) {
+		l->limit = hi;
+		snprintf(l->why, sizeof(l->why), "the upper bound, before any outcome");
+	}
+	/* The bounds may have changed in the config since it was stored. */
+	l->limit = l->limit < lo ? lo : l->limit > hi ? hi : l->limit;
+	return true;
+}
+
+bool
+adaptive_next(struct adaptive_limit *l, long lo, long hi, enum adaptive_outcome outcome, double started_at,
+    double now, double window)
+{
+	long was = l->limit;
+
+	if (outcome == ADAPTIVE_LIMITED) {
+		if (started_at < l->changed_at)
+			return false;   /* this congestion event has been counted */
+		l->limit = was / 2 < lo ? lo : was / 2;
+		l->successes = 0;
+		l->changed_at = now;
+		snprintf(l->why, sizeof(l->why), "%s from %ld on a rate limit or overload",
+		    l->limit < was ? "halved" : "held at the lower bound", was);
+		return true;
+	}
+	if (outcome != ADAPTIVE_CLEAN)
+		return false;
+	l->successes++;
+	if (l->successes >= was && now - l->changed_at >= window && was < hi) {
+		l->limit = was + 1;
+		l->successes = 0;
+		l->changed_at = now;
+		snprintf(l->why, sizeof(l->why), "grew from %ld after a clean window", was);
+	}
+	return true;
+}
+
+bool
+adaptive_record(struct store *store, const char *account, const char *family, long lo, long hi,
+    enum adaptive_outcome outcome, double started_at, double now, double window, struct store_error *err)
+{
+	struct adaptive_limit l;
+
+	if (outcome == ADAPTIVE_OTHER)
+		return true;
+	if (!store_begin(store, err))
+		return false;
+	if (!adaptive_current(store, account, family, lo, hi, &l, err) ||
+	    (adaptive_next(&l, lo, hi, outcome, started_at, now, window) && !store_adaptive_save(store, &l, err))) {
+		store_rollback(store);
 		return false;
 	}
 	return store_commit(store, err);

@@ -52,6 +52,9 @@ struct admission {
 	double reserve;
 	struct budget_look look;  /* at the last look */
 	double reserved_at;       /* the admitted run's reservation; 0 = none */
+	/* max_concurrent = auto LO..HI (auto_max 0: not auto): max is the
+	 * key's adaptive limit, read from the store at each look. */
+	long auto_min, auto_max;
 };
 
 /*
@@ -67,6 +70,29 @@ struct admission {
  */
 bool admission_try(struct store *store, struct admission *a, const struct run_row *run,
     double now, bool *admitted, long long *run_id, struct store_error *err);
+/*
+ * Adaptive concurrency (max_concurrent = auto LO..HI): one limit per key in
+ * the store, HI until the first outcome moves it.  A run that ends on a
+ * rate limit or an overload halves it (not below LO), once per congestion
+ * event: a run that started before the last change is the same event.  A
+ * clean run counts towards a clean window: limit clean runs in a row, and
+ * window seconds since the last change, then it grows by one (not above
+ * HI).  Other outcomes leave it alone.
+ */
+enum adaptive_outcome { ADAPTIVE_CLEAN, ADAPTIVE_LIMITED, ADAPTIVE_OTHER };
+#define ADAPTIVE_WINDOW_SECS 60.0
+
+/* The key's limit now (HI when the store has none), within LO..HI. */
+bool adaptive_current(struct store *store, const char *account, const char *family, long lo, long hi,
+    struct adaptive_limit *l, struct store_error *err);
+/* Moves l by one outcome of a run started at started_at; true when l
+ * changed and is to be saved. */
+bool adaptive_next(struct adaptive_limit *l, long lo, long hi, enum adaptive_outcome outcome,
+    double started_at, double now, double window);
+/* adaptive_next() on the stored limit, in one transaction. */
+bool adaptive_record(struct store *store, const char *account, const char *family, long lo, long hi,
+    enum adaptive_outcome outcome, double started_at, double now, double window, struct store_error *err);
+
 /* Gives up our ticket (a wait that ends without a spawn). */
 bool admission_leave(struct store *store, struct admission *a, struct store_error *err);
 

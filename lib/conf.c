@@ -414,6 +414,36 @@ budget_parse(const char *value, struct budget *out)
 	return parse_positive_duration(rest, &out->window);
 }
 
+
+/* "auto" then optional " LO..HI": the adaptive limit's bounds (default
+ * ADAPTIVE_DEFAULT_MIN..ADAPTIVE_DEFAULT_MAX). */
+static bool
+parse_auto(struct parse_state *ps, const char *value, struct family_config *fc)
+{
+	char lo[16], hi[16];
+	const char *dots, *rest = value + 4;
+
+	fc->auto_min = ADAPTIVE_DEFAULT_MIN;
+	fc->auto_max = ADAPTIVE_DEFAULT_MAX;
+	fc->max_concurrent = 0;
+	while (*rest == ' ' || *rest == '\t')
+		rest++;
+	if (*rest == '\0')
+		return true;
+	if ((dots = strstr(rest, "..")) == NULL || (size_t)(dots - rest) >= sizeof(lo) ||
+	    strlcpy(hi, dots + 2, sizeof(hi)) >= sizeof(hi))
+		goto bad;
+	memcpy(lo, rest, (size_t)(dots - rest));
+	lo[dots - rest] = '\0';
+	if (!parse_count(lo, &fc->auto_min) || !parse_count(hi, &fc->auto_max) || fc->auto_min < 1 ||
+	    fc->auto_max < fc->auto_min || fc->auto_max > 100000)
+		goto bad;
+	return true;
+bad:
+	fc->auto_min = fc->auto_max = 0;
+	return fail(ps, "max_concurrent: '%s' is not auto or auto LO..HI (1 <= LO <= HI <= 100000)", value);
+}
+
 static bool
 family_key(struct parse_state *ps, const char *family, const char *name, const char *value)
 {
@@ -442,6 +472,9 @@ family_key(struct parse_state *ps, const char *family, const char *name, const c
 		return true;
 	}
 	if (strcmp(name, "max_concurrent") == 0) {
+		fc->auto_min = fc->auto_max = 0;
+		if (strncmp(value, "auto", 4) == 0)
+			return parse_auto(ps, value, fc);
 		if (!parse_count(value, &fc->max_concurrent) || fc->max_concurrent > 100000)
 			return fail(ps, "max_concurrent: '%s' is not a whole number from 0 (no limit) to 100000",
 			    value);

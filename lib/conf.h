@@ -40,6 +40,9 @@ struct budget {
 	double amount, window;
 };
 #define CONFIG_BUDGETS_MAX 8
+/* max_concurrent = auto without bounds. */
+#define ADAPTIVE_DEFAULT_MIN 1
+#define ADAPTIVE_DEFAULT_MAX 16
 
 /* A [family.NAME] section. */
 struct family_config {
@@ -47,6 +50,7 @@ struct family_config {
 	char account[CONFIG_ACCOUNT_MAX];        /* "" = not set */
 	char config_dir_env[CONFIG_ENV_NAME_MAX];  /* "" = not set */
 	long max_concurrent;                     /* runs at once per account; 0 = no limit */
+	long auto_min, auto_max;                 /* max_concurrent = auto LO..HI; auto_max 0 = not auto */
 	struct budget budgets[CONFIG_BUDGETS_MAX];  /* budget = AMOUNT UNIT per DURATION, each line */
 	size_t budgets_len;
 	double estimate_tokens;                  /* estimate = N tokens; 0 = not set */

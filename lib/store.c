@@ -414,6 +414,19 @@ store_budget_buckets(struct store *store, const char *account, const char *famil
 }
 
 bool
+store_adaptive_limits(struct store *store, const char *account, const char *family,
+    struct adaptive_limit **rows, size_t *count, struct store_error *err)
+{
+	return ON_STORE(store, err, adaptive_limits(target(store), account, family, rows, count, err));
+}
+
+bool
+store_adaptive_save(struct store *store, const struct adaptive_limit *l, struct store_error *err)
+{
+	return ON_STORE(store, err, adaptive_save(target(store), l, err));
+}
+
+bool
 store_wait_totals(struct store *store, double since, struct wait_total **rows, size_t *count,
     struct store_error *err)
 {

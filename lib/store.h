@@ -31,7 +31,7 @@
 struct store;
 
 /* The schema this build writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 #define STORE_BUSY_TIMEOUT_MS 5000
 
 enum store_status {
@@ -309,6 +309,25 @@ bool store_budget_add(struct store *store, const char *account, const char *fami
  * *rows is NULL when none. */
 bool store_budget_buckets(struct store *store, const char *account, const char *family, double width,
     double since, struct budget_bucket **rows, size_t *count, struct store_error *err);
+
+/* ---- Adaptive concurrency: one limit per key ------------------------------
+ *
+ * max_concurrent = auto: the key's current limit, shared by every process
+ * and host on the store (lib/admission.c says how it moves). */
+struct adaptive_limit {
+	char account[128], family[64];
+	long limit;           /* slots now */
+	long successes;       /* clean runs since the last change */
+	double changed_at;    /* when limit last changed (or was first set) */
+	char why[160];        /* why it last changed */
+};
+
+/* The rows of (account, family), or of every key when account is NULL,
+ * ordered by key.  *rows is NULL when none. */
+bool store_adaptive_limits(struct store *store, const char *account, const char *family,
+    struct adaptive_limit **rows, size_t *count, struct store_error *err);
+/* Inserts or replaces the row of (l->account, l->family). */
+bool store_adaptive_save(struct store *store, const struct adaptive_limit *l, struct store_error *err);
 
 /* Time spent waiting since some time, per key, model and why: a
  * breaker's reason, "max-concurrent" or "budget".  A wait still going (or

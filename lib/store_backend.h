@@ -59,6 +59,10 @@ struct store_ops {
 	    const struct budget_bucket *add, double prune_before, struct store_error *err);
 	bool (*budget_buckets)(struct store *store, const char *account, const char *family, double width,
 	    double since, struct budget_bucket **rows, size_t *count, struct store_error *err);
+	/* Adaptive limits, as store.h says. */
+	bool (*adaptive_limits)(struct store *store, const char *account, const char *family,
+	    struct adaptive_limit **rows, size_t *count, struct store_error *err);
+	bool (*adaptive_save)(struct store *store, const struct adaptive_limit *l, struct store_error *err);
 	bool (*wait_totals)(struct store *store, double since, struct wait_total **rows, size_t *count,
 	    struct store_error *err);
 	bool (*family_counts)(struct store *store, double since, struct family_counts **rows,

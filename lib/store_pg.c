@@ -286,6 +286,9 @@ static const char *const schema_tables[] = {
 	" width double precision NOT NULL, bucket double precision NOT NULL,"
 	" tokens double precision NOT NULL DEFAULT 0, usd double precision NOT NULL DEFAULT 0,"
 	" runs double precision NOT NULL DEFAULT 0, PRIMARY KEY (account, family, width, bucket))",
+	"CREATE TABLE IF NOT EXISTS adaptive_limits (account text NOT NULL, family text NOT NULL,"
+	" limit_now bigint NOT NULL, successes bigint NOT NULL DEFAULT 0,"
+	" changed_at double precision NOT NULL, why text, PRIMARY KEY (account, family))",
 };
 
 static const char *const schema_runs_indexes[] = {
@@ -1151,6 +1154,56 @@ pg_tickets(struct store *store, const char *account, const char *family,
 	return true;
 }
 
+/* ---- adaptive limits ---- */
+
+static bool
+pg_adaptive_limits(struct store *store, const char *account, const char *family,
+    struct adaptive_limit **rows, size_t *count, struct store_error *err)
+{
+	struct db_value v[2] = { text_value(account), text_value(family) };
+	PGresult *res;
+	int n;
+
+	*rows = NULL;
+	*count = 0;
+	if (!pg_run(pg_of(store), "SELECT account, family, limit_now, successes, changed_at, why"
+	    " FROM adaptive_limits WHERE $1::text IS NULL OR (account = $1 AND family = $2)"
+	    " ORDER BY account, family", v, 2, &res, "reading the adaptive limits", err))
+		return false;
+	n = PQntuples(res);
+	if (n > 0 && (*rows = calloc((size_t)n, sizeof(**rows))) == NULL) {
+		PQclear(res);
+		return set_error(err, STORE_ERR_IO, "%s: out of memory", store->path);
+	}
+	for (int i = 0; i < n; i++) {
+		struct adaptive_limit *l = &(*rows)[i];
+
+		cell_text(res, i, 0, l->account, sizeof(l->account));
+		cell_text(res, i, 1, l->family, sizeof(l->family));
+		l->limit = (long)cell_int(res, i, 2, 0);
+		l->successes = (long)cell_int(res, i, 3, 0);
+		l->changed_at = cell_double(res, i, 4, 0);
+		cell_text(res, i, 5, l->why, sizeof(l->why));
+	}
+	*count = (size_t)n;
+	PQclear(res);
+	return true;
+}
+
+static bool
+pg_adaptive_save(struct store *store, const struct adaptive_limit *l, struct store_error *err)
+{
+	struct db_value v[6] = {
+		text_value(l->account), text_value(l->family), { .type = DB_INT, .i = l->limit },
+		{ .type = DB_INT, .i = l->successes }, { .type = DB_REAL, .r = l->changed_at }, text_value(l->why),
+	};
+
+	return pg_run(pg_of(store), "INSERT INTO adaptive_limits (account, family, limit_now, successes,"
+	    " changed_at, why) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (account, family) DO UPDATE SET"
+	    " limit_now = excluded.limit_now, successes = excluded.successes, changed_at = excluded.changed_at,"
+	    " why = excluded.why", v, 6, NULL, "saving an adaptive limit", err);
+}
+
 /* ---- budget counters ---- */
 
 static bool
@@ -1268,6 +1321,8 @@ const struct store_ops store_pg_ops = {
 	.tickets = pg_tickets,
 	.slot_await = pg_slot_await,
 	.budget_add = pg_budget_add,
+	.adaptive_limits = pg_adaptive_limits,
+	.adaptive_save = pg_adaptive_save,
 	.budget_buckets = pg_budget_buckets,
 	.wait_totals = pg_wait_totals,
 	.family_counts = pg_family_counts,

@@ -73,6 +73,10 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
 	"CREATE TABLE budget_counters (account TEXT NOT NULL, family TEXT NOT NULL, width REAL NOT NULL,"
 	" bucket REAL NOT NULL, tokens REAL NOT NULL DEFAULT 0, usd REAL NOT NULL DEFAULT 0,"
 	" runs REAL NOT NULL DEFAULT 0, PRIMARY KEY (account, family, width, bucket));",
+	/* 6 -> 7: max_concurrent = auto, one limit per key. */
+	"CREATE TABLE adaptive_limits (account TEXT NOT NULL, family TEXT NOT NULL,"
+	" limit_now INTEGER NOT NULL, successes INTEGER NOT NULL DEFAULT 0, changed_at REAL NOT NULL,"
+	" why TEXT, PRIMARY KEY (account, family));",
 };
 
 static bool sqlite_begin(struct store *store, struct store_error *err);
@@ -905,6 +909,8 @@ const struct store_ops store_sqlite_ops = {
 	.ticket_renew = sqlite_ticket_renew,
 	.tickets = sqlite_tickets,
 	.budget_add = sqlite_budget_add,
+	.adaptive_limits = sqlite_adaptive_limits,
+	.adaptive_save = sqlite_adaptive_save,
 	.budget_buckets = sqlite_budget_buckets,
 	.wait_totals = sqlite_wait_totals,
 	.family_counts = sqlite_family_counts,

@@ -67,6 +67,11 @@ bool sqlite_budget_add(struct store *store, const char *account, const char *fam
 bool sqlite_budget_buckets(struct store *store, const char *account, const char *family, double width,
     double since, struct budget_bucket **rows, size_t *count, struct store_error *err);
 
+/* Adaptive limits (store.h). */
+bool sqlite_adaptive_limits(struct store *store, const char *account, const char *family,
+    struct adaptive_limit **rows, size_t *count, struct store_error *err);
+bool sqlite_adaptive_save(struct store *store, const struct adaptive_limit *l, struct store_error *err);
+
 bool sqlite_wait_totals(struct store *store, double since, struct wait_total **rows, size_t *count,
     struct store_error *err);
 

@@ -293,6 +293,65 @@ sqlite_budget_buckets(struct store *store, const char *account, const char *fami
 	return ok;
 }
 
+/* ---- adaptive limits ---- */
+
+static void
+fill_adaptive(sqlite3_stmt *st, void *p)
+{
+	struct adaptive_limit *l = p;
+
+	column_text(st, 0, l->account, sizeof(l->account));
+	column_text(st, 1, l->family, sizeof(l->family));
+	l->limit = (long)sqlite3_column_int64(st, 2);
+	l->successes = (long)sqlite3_column_int64(st, 3);
+	l->changed_at = sqlite3_column_double(st, 4);
+	column_text(st, 5, l->why, sizeof(l->why));
+}
+
+bool
+sqlite_adaptive_limits(struct store *store, const char *account, const char *family,
+    struct adaptive_limit **rows, size_t *count, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	bool ok;
+	int rc = sqlite3_prepare_v2(db_of(store), "SELECT account, family, limit_now, successes, changed_at, why"
+	    " FROM adaptive_limits WHERE ?1 IS NULL OR (account = ?1 AND family = ?2) ORDER BY account, family",
+	    -1, &st, NULL);
+
+	*rows = NULL;
+	*count = 0;
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "reading the adaptive limits");
+	sqlite3_bind_text(st, 1, account, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, family, -1, SQLITE_STATIC);
+	ok = collect(store, st, sizeof(**rows), fill_adaptive, (void **)rows, count,
+	    "reading the adaptive limits", err);
+	sqlite3_finalize(st);
+	return ok;
+}
+
+bool
+sqlite_adaptive_save(struct store *store, const struct adaptive_limit *l, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db_of(store), "INSERT OR REPLACE INTO adaptive_limits (account, family,"
+	    " limit_now, successes, changed_at, why) VALUES (?1, ?2, ?3, ?4, ?5, ?6)", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "saving an adaptive limit");
+	sqlite3_bind_text(st, 1, l->account, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, l->family, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, l->limit);
+	sqlite3_bind_int64(st, 4, l->successes);
+	sqlite3_bind_double(st, 5, l->changed_at);
+	sqlite3_bind_text(st, 6, l->why, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(err, store->path, db_of(store), rc, "saving an adaptive limit");
+	return true;
+}
+
 /* ---- time spent waiting ---- */
 
 static void
