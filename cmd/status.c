@@ -295,7 +295,8 @@ status_exec(struct args *args)
 }
 
 static const struct cmd_help status_help[] = {
-	{ "--json", "print one JSON object: the breakers and the runs of the last 24 hours",
+	{ "--json", "print one JSON object: the breakers, the running and waiting spawns, "
+	  "the adaptive limits and the runs of the last 24 hours",
 	  "rlwrap status --json | jq -r '.breakers[].key'" },
 	{ "--all", "list closed and expired breakers too",
 	  "rlwrap status --all" },

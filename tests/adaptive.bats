@@ -49,7 +49,8 @@ eight() {
 
 @test "auto starting above what the provider takes: the 429s stop once the limit settles, status shows it" {
 	export FAKE_INFLIGHT=3
-	printf '[family.claude]\nmax_concurrent = auto 1..8\n' > "$RLWRAP_CONFIG"
+	# the 429s trip no breaker here: the limit alone is under test
+	printf '[breaker]\ntrip_on = usage-limit\n[family.claude]\nmax_concurrent = auto 1..8\n' > "$RLWRAP_CONFIG"
 	local round hits=1 total=0
 	# rounds of eight until one has no 429 (each round's 429s halve the limit)
 	for round in 1 2 3 4; do

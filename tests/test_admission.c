@@ -235,6 +235,42 @@ test_dead_waiter_leaves_the_queue(void **state)
 	store_close(store);
 }
 
+/* Halved once per congestion event, never below LO; grown by one after
+ * limit clean runs and the window, never above HI; kept in the store. */
+static void
+test_adaptive_limit_moves(void **state)
+{
+	struct store *store = open_store("adaptive");
+	struct store_error err;
+	struct adaptive_limit l;
+
+	(void)state;
+	assert_true(adaptive_current(store, "a", "claude", 1, 8, &l, &err));
+	assert_int_equal(l.limit, 8);
+	assert_true(adaptive_next(&l, 1, 8, ADAPTIVE_LIMITED, 100, 101, 60));
+	assert_int_equal(l.limit, 4);
+	/* started before that change: the same event */
+	assert_false(adaptive_next(&l, 1, 8, ADAPTIVE_LIMITED, 100.5, 102, 60));
+	assert_int_equal(l.limit, 4);
+	assert_false(adaptive_next(&l, 1, 8, ADAPTIVE_OTHER, 102, 103, 60));
+	/* four clean runs, but inside the window: no growth */
+	for (int i = 0; i < 4; i++)
+		assert_true(adaptive_next(&l, 1, 8, ADAPTIVE_CLEAN, 103, 110, 60));
+	assert_int_equal(l.limit, 4);
+	assert_true(adaptive_next(&l, 1, 8, ADAPTIVE_CLEAN, 150, 170, 60));
+	assert_int_equal(l.limit, 5);
+	assert_int_equal(l.successes, 0);
+	for (long lim = 5; lim > 3; lim /= 2)
+		assert_true(adaptive_next(&l, 3, 8, ADAPTIVE_LIMITED, 200 + (double)lim, 200 + (double)lim, 60));
+	assert_int_equal(l.limit, 3);
+	assert_true(adaptive_record(store, "a", "claude", 1, 8, ADAPTIVE_LIMITED, 300, 300, 60, &err));
+	assert_true(adaptive_current(store, "a", "claude", 1, 8, &l, &err));
+	assert_int_equal(l.limit, 4);   /* the store had none: 8, halved */
+	assert_true(adaptive_current(store, "a", "claude", 1, 2, &l, &err));
+	assert_int_equal(l.limit, 2);   /* bounds narrowed in the config since */
+	store_close(store);
+}
+
 int
 main(void)
 {
@@ -243,6 +279,7 @@ main(void)
 		cmocka_unit_test(test_no_limit_starts_at_once),
 		cmocka_unit_test(test_first_come_first_served),
 		cmocka_unit_test(test_dead_waiter_leaves_the_queue),
+		cmocka_unit_test(test_adaptive_limit_moves),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
