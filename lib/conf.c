@@ -578,6 +578,14 @@ bad_line(FILE *fp, const char **why)
 	return 0;
 }
 
+static bool
+is_dev_null(const struct stat *st)
+{
+	struct stat null;
+
+	return stat("/dev/null", &null) == 0 && S_ISCHR(null.st_mode) && null.st_rdev == st->st_rdev;
+}
+
 /* Opens the config for reading; a directory was silently read as empty
  * and a FIFO blocked rlwrap forever, so anything but a regular file is an
  * error, found without blocking (O_NONBLOCK, then fstat).  *fp NULL and
@@ -594,6 +602,11 @@ open_config(const char *path, FILE **fp, char *err, size_t errsize)
 	if (fd < 0 || fstat(fd, &st) != 0) {
 		snprintf(err, errsize, "%s: %s", path, strerror(errno));
 		goto fail;
+	}
+	/* /dev/null is the usual way to say "no config": read it as empty. */
+	if (S_ISCHR(st.st_mode) && is_dev_null(&st)) {
+		close(fd);
+		return true;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(err, errsize, "%s: not a regular file (%s)", path, S_ISDIR(st.st_mode) ? "a directory" :

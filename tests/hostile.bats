@@ -213,6 +213,10 @@ $BATS_TEST_TMPDIR/proj two"
 	assert_output "rlwrap: $RLWRAP_CONFIG: not a regular file (a FIFO)"
 	run -125 timeout 5 "$RLWRAP" -- true
 	assert_output --partial "$RLWRAP_CONFIG: not a regular file (a FIFO)"
+	# /dev/null is the usual way to say "no config" and stays accepted.
+	RLWRAP_CONFIG=/dev/null run timeout 5 "$RLWRAP" -- echo ok
+	assert_success
+	assert_output ok
 }
 
 @test "a state file others can write is warned about, and recover --yes refuses it" {
