@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -68,7 +69,8 @@ struct run_tap {
 	struct line_merge merge;
 	bool async;                       /* classify on a worker thread (tapqueue.h) */
 	struct tap_queue *queue;          /* started at the first chunk, after the fork */
-	int tee_pipe[2];                  /* async: stdout teed for the worker (child.h), or -1 */
+	int tee_pipe[2];                  /* stdout teed for the classifier (child.h), or -1 */
+	char *teed;                       /* not async: the teed bytes read back here */
 	int raw_fd;                       /* -1 when not writing */
 	const char *raw_path;
 	bool strip_screen;                /* pty mode: scan screen text */
@@ -287,18 +289,21 @@ consume_chunk(int stream, const char *buf, size_t len, void *arg)
 	line_merge_feed(&t->merge, stream, buf, len);
 }
 
-/* Teed bytes read here, when there is no worker to read them. */
+/* Teed bytes read back and classified here, when there is no worker: one
+ * read per relayed chunk (they were teed a moment ago, so it never waits). */
 static void
 consume_teed(struct run_tap *t, int stream, size_t len)
 {
+	if (t->teed == NULL && (t->teed = malloc(CHILD_BUF_SIZE)) == NULL)
+		err(EXIT_INTERNAL, "classifier buffer");
 	while (len > 0) {
-		ssize_t n = read(t->tee_pipe[0], t->scratch, len < sizeof(t->scratch) ? len : sizeof(t->scratch));
+		ssize_t n = read(t->tee_pipe[0], t->teed, len < CHILD_BUF_SIZE ? len : CHILD_BUF_SIZE);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return;
-		consume_chunk(stream, t->scratch, (size_t)n, t);
+		consume_chunk(stream, t->teed, (size_t)n, t);
 		len -= (size_t)n;
 	}
 }
@@ -322,12 +327,13 @@ tap_output(enum child_stream stream, const char *buf, size_t len, void *arg)
 		consume_chunk((int)stream, buf, len, t);
 }
 
-/* The worker classifies stdout straight from a pipe the relay tees it into
- * (child.h); without the pipe the relay copies it into the queue. */
+/* The classifier reads stdout from a pipe the relay tees it into
+ * (child.h): the worker, or the relay itself after each chunk.  Without
+ * the pipe the relay hands it the bytes it read. */
 static void
 tap_tee_open(struct run_tap *t, struct child_spec *spec)
 {
-	if (!t->async || spec->use_pty || pipe2(t->tee_pipe, O_CLOEXEC) < 0) {
+	if (t->watch_output || spec->use_pty || pipe2(t->tee_pipe, O_CLOEXEC) < 0) {
 		t->tee_pipe[0] = t->tee_pipe[1] = -1;
 		return;
 	}
@@ -419,6 +425,7 @@ static void
 tap_free(struct run_tap *t)
 {
 	tap_queue_free(t->queue);
+	free(t->teed);
 	for (int i = 0; i < 2; i++)
 		if (t->tee_pipe[i] >= 0)
 			close(t->tee_pipe[i]);
@@ -719,6 +726,28 @@ hold_end(struct child_hold *h, bool write_out)
 	memset(h, 0, sizeof(*h));
 }
 
+/*
+ * A worker thread for the classifier pays only with a CPU of its own next
+ * to the child's and the relay's: with fewer, the three take turns on the
+ * same ones and every chunk costs two more context switches and a futex
+ * round trip, while the relay classifying what it just relayed costs
+ * nothing but the classifier's own time (docs/design.md section 9).
+ * RLWRAP_TEST_CPUS stands in for the count in tests.
+ */
+static bool
+classify_worker_pays(void)
+{
+	const char *forced = getenv("RLWRAP_TEST_CPUS");
+	cpu_set_t cpus;
+	long long n = 1;
+
+	if (forced != NULL && *forced != '\0')
+		n = strtonum(forced, 1, 4096, NULL);
+	else if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
+		n = CPU_COUNT(&cpus);
+	return n >= 3;
+}
+
 /* Holds stdout back while a retry is still possible; watches for the
  * first real output when holding or probing. */
 static void
@@ -737,7 +766,7 @@ attempt_watch(struct run_ctx *x, const struct run_result *r, struct run_tap *tap
 		tap->watch_output = true;
 	}
 	/* Watching acts in the chunk the output arrives in: classify right here. */
-	tap->async = !tap->watch_output;
+	tap->async = !tap->watch_output && classify_worker_pays();
 }
 
 static void

@@ -394,3 +394,31 @@ ms_now() { date +%s%3N; }
 	grep -q "tui: key x" out && grep -q "tui: key y" out || fail "input not read: $(cat out)"
 	grep -q "tui: hangup" out || fail "no hangup: $(cat out)"
 }
+
+@test "the classifier on a worker thread and inline on the relay: same bytes, same verdict" {
+	# Several MB of turns with a heartbeat each, then the session limit: the
+	# relay tees it in many chunks, to a file and to a pipe.
+	head -1 "$FIXTURES/wrapper/claude-session-limit.jsonl" > stream
+	awk 'BEGIN { for (i = 1; i <= 12000; i++) {
+		printf "{\"type\":\"assistant\",\"message\":{\"id\":\"msg_%d\",\"model\":\"claude-opus-4-6\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"", i
+		for (j = 0; j < i % 97; j++) printf "word%d ", j
+		printf "\"}]},\"session_id\":\"s\"}\n"
+		printf "{\"type\":\"rate_limit_event\",\"rate_limit_info\":{\"status\":\"allowed\",\"resetsAt\":1796059800,\"rateLimitType\":\"five_hour\",\"utilization\":0.%d},\"uuid\":\"u%d\"}\n", i % 90 + 10, i
+	} }' >> stream
+	tail -n +2 "$FIXTURES/wrapper/claude-session-limit.jsonl" >> stream
+	[ "$(stat -c %s stream)" -gt 4000000 ]
+	export RLWRAP_TEST_NOW=$NOW FAKE_STREAM=$PWD/stream
+	for cpus in 1 4; do
+		# A run that trips the breaker: each gets a state file of its own.
+		RLWRAP_DB=$PWD/$cpus-file.db RLWRAP_TEST_CPUS=$cpus \
+		    "$RLWRAP" -q --signal-file "sig-$cpus-file.json" -- claude -p x > "out-$cpus"
+		cmp stream "out-$cpus"
+		RLWRAP_DB=$PWD/$cpus-pipe.db RLWRAP_TEST_CPUS=$cpus \
+		    "$RLWRAP" -q --signal-file "sig-$cpus-pipe.json" -- claude -p x | cat > "piped-$cpus"
+		cmp stream "piped-$cpus"
+		for how in file pipe; do
+			run jq -c '[.reason, .resets_at, .reset_source]' "sig-$cpus-$how.json"
+			assert_output '["usage-limit","2026-11-30T18:30:00Z","provider"]'
+		done
+	done
+}
