@@ -73,6 +73,7 @@ struct run_breaker {
 	char *argv_exact;                 /* the exact command (redact.h), NULL when redacted */
 	struct admission slot;            /* the concurrency gate of this spawn */
 	struct budget_key budget;         /* the key's budgets (slot.budget) */
+	struct budget budgets[CONFIG_BUDGETS_MAX];  /* those that bear on the run's model */
 	long long run_id;                 /* this attempt's running row; 0 = none */
 	bool gated;                       /* the breakers let this attempt through, */
 	long trips_seen;                  /* having seen that many trips (gate_decision) */

@@ -161,7 +161,7 @@ refuse_store(const struct run_breaker *b, const struct run_opts *o, const struct
 	return EXIT_REFUSED;
 }
 
-/* "the budget 30000 tokens per 1m (27000 used)" */
+/* "the budget 30000 tokens per 1m (27000 used)", "... per 1m model=gpt-4o (...)" */
 static void
 budget_room_text(const struct run_breaker *b, char *buf, size_t size)
 {
@@ -169,8 +169,9 @@ budget_room_text(const struct run_breaker *b, char *buf, size_t size)
 	char window[32];
 
 	format_duration_short(bg->window, window, sizeof(window));
-	snprintf(buf, size, "the budget %g %s per %s (%g used)", bg->amount, budget_unit_name(bg->unit),
-	    window, bg->unit == BUDGET_USD ? round(b->slot.look.used * 100) / 100 : round(b->slot.look.used));
+	snprintf(buf, size, "the budget %g %s per %s%s%s (%g used)", bg->amount, budget_unit_name(bg->unit),
+	    window, bg->model[0] != '\0' ? " model=" : "", bg->model,
+	    bg->unit == BUDGET_USD ? round(b->slot.look.used * 100) / 100 : round(b->slot.look.used));
 }
 
 /* The --wait budget ran out in the queue for a slot. */
@@ -457,8 +458,10 @@ budget_setup(struct run_breaker *b, const struct run_identity *id)
 	b->budget = (struct budget_key){ .account = id->account, .family = id->family };
 	if (fc == NULL || fc->budgets_len == 0 || b->store == NULL)
 		return;
-	b->budget.budgets = fc->budgets;
-	b->budget.count = fc->budgets_len;
+	b->budget.budgets = b->budgets;
+	b->budget.count = budget_select(fc->budgets, fc->budgets_len, id->model, b->budgets);
+	if (b->budget.count == 0)
+		return;
 	b->slot.budget = &b->budget;
 	b->slot.reserve = fc->estimate_tokens;
 	if (b->slot.reserve == 0 && !budget_median_tokens(b->store, id->account, id->family, &b->slot.reserve,
@@ -610,24 +613,25 @@ reopen_moved_store(struct run_breaker *b)
 		store_trouble(b, &error);
 }
 
-/* The reservation gives way to what the stream metered (at the end: see
- * docs/design.md section 10). */
-static void
-budget_settle_run(struct run_breaker *b, const struct run_result *r)
+/* The reservation gives way to what the stream metered, in the run's
+ * record (at the end: see docs/design.md section 10).  NULL: no budget. */
+static const struct budget_settlement *
+budget_settlement_of(struct run_breaker *b, const struct run_result *r, struct budget_settlement *s)
 {
 	const struct run_usage *u = &r->usage;
-	double tokens = -1;
-	struct store_error error;
 
 	if (b->store == NULL || b->read_only || b->budget.count == 0)
-		return;
+		return NULL;
+	*s = (struct budget_settlement){
+		.key = &b->budget, .reserved_at = b->slot.reserved_at,
+		.reserved = b->slot.reserved_at > 0 ? b->slot.reserve : 0, .now = run_clock(b),
+		.actual_tokens = -1, .actual_usd = u->cost_usd,
+	};
 	if (u->input_tokens >= 0 || u->output_tokens >= 0)
-		tokens = (double)((u->input_tokens > 0 ? u->input_tokens : 0) +
+		s->actual_tokens = (double)((u->input_tokens > 0 ? u->input_tokens : 0) +
 		    (u->output_tokens > 0 ? u->output_tokens : 0));
-	if (!budget_settle(b->store, &b->budget, b->slot.reserved_at, b->slot.reserved_at > 0 ? b->slot.reserve : 0,
-	    run_clock(b), tokens, u->cost_usd, &error))
-		store_trouble(b, &error);
 	b->slot.reserved_at = 0;
+	return s;
 }
 
 /* max_concurrent = auto: the run's outcome moves the key's limit (a rate
@@ -664,6 +668,7 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 		.exit_code = r->term_signal != 0 ? -1 : r->exit_code, .term_signal = r->term_signal,
 		.usage = r->usage, .holder = &b->holder, .run_id = b->run_id, .trips_seen = b->trips_seen,
 	};
+	struct budget_settlement settlement;
 	struct store_error error;
 
 	/* The gate's count is of the family it asked about. */
@@ -677,7 +682,7 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 		reopen_moved_store(b);
 		run.run_id = 0;   /* its running row went with the old file */
 	}
-	budget_settle_run(b, r);
+	run.budgets = budget_settlement_of(b, r, &settlement);
 	adaptive_record_run(b, id, r);
 	if (b->store != NULL && breaker_record_run(b->store, &b->cfg, &run, &r->sig, &r->outcome, &error))
 		r->run_id = r->outcome.run_id;

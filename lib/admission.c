@@ -172,7 +172,8 @@ admit_locked(struct store *store, struct admission *a, const struct run_row *run
 		if (a->ticket != 0 && !store_ticket_remove(store, a->ticket, err))
 			return false;
 		a->ticket = 0;
-		if (has_budget(a) && !budget_reserve(store, a->budget, now, a->reserve, err))
+		if (has_budget(a) && (!budget_reserve(store, a->budget, now, a->reserve, err) ||
+		    (a->look.expired >= BUDGET_PRUNE_AT && !budget_prune(store, a->budget, now, err))))
 			return false;
 		a->reserved_at = has_budget(a) ? now : 0;
 		return start_run(store, a, run, run_id, err);

@@ -589,7 +589,8 @@ record_locked(struct store *store, void *arg, struct store_error *err)
 	size_t count;
 	bool ok = true;
 
-	if (!store_run_add(store, &ctx->record, ctx->run->ended_at, &ctx->out->run_id, err))
+	if (!store_run_add(store, &ctx->record, ctx->run->ended_at, &ctx->out->run_id, err) ||
+	    (ctx->run->budgets != NULL && !budget_settle_rows(store, ctx->run->budgets, err)))
 		return false;
 	if (!ctx->cfg->breaker_enabled)
 		return true;

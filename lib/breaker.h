@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 
+#include "budget.h"
 #include "classify.h"
 #include "conf.h"
 #include "key.h"
@@ -181,6 +182,7 @@ struct run_report {
 	struct run_usage usage;       /* -1 fields = unknown */
 	const struct probe_lease *holder;  /* leases to release; NULL = none */
 	long long run_id;             /* the running row this completes; 0 = a new row */
+	const struct budget_settlement *budgets;  /* settled in the same transaction; NULL = none */
 };
 
 struct record_outcome {

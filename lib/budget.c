@@ -6,6 +6,7 @@
 
 #include "budget.h"
 #include "history.h"
+#include "key.h"
 
 double
 budget_width(double window)
@@ -31,95 +32,167 @@ fits(const struct budget *bg, double used, double tokens)
 	return bg->unit == BUDGET_USD ? used < bg->amount : used + need <= bg->amount;
 }
 
-/* One budget: *room, else *until, when enough of its buckets will have
- * left the window (a bucket leaves it window seconds after its end). */
+size_t
+budget_select(const struct budget *all, size_t n, const char *model, struct budget *out)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (scope_applies(all[i].model, model))
+			out[kept++] = all[i];
+	return kept;
+}
+
 static bool
-look_one(struct store *store, const struct budget_key *key, const struct budget *bg, double now,
-    double tokens, bool *room, double *until, double *used, struct store_error *err)
+in_window(const struct budget_bucket *row, const struct budget *bg, double now)
 {
 	double width = budget_width(bg->window);
-	struct budget_bucket *rows;
-	size_t count;
+
+	return row->width == width && strcmp(row->model, bg->model) == 0 && row->bucket > now - bg->window - width;
+}
+
+/* One budget over the key's rows (by model, width and bucket): *room, else
+ * *until, when enough of its buckets will have left the window (a bucket
+ * leaves it window seconds after its end). */
+static void
+look_one(const struct budget *bg, const struct budget_bucket *rows, size_t count, double now, double tokens,
+    bool *room, double *until, double *used)
+{
 	double rest;
 	bool enough = false;
 
-	if (!store_budget_buckets(store, key->account, key->family, width, now - bg->window - width, &rows,
-	    &count, err))
-		return false;
 	*used = 0;
 	for (size_t i = 0; i < count; i++)
-		*used += amount_of(&rows[i], bg->unit);
+		if (in_window(&rows[i], bg, now))
+			*used += amount_of(&rows[i], bg->unit);
 	*room = fits(bg, *used, tokens);
 	rest = *used;
 	*until = now;
 	for (size_t i = 0; !*room && !enough && i < count; i++) {
+		if (!in_window(&rows[i], bg, now))
+			continue;
 		rest -= amount_of(&rows[i], bg->unit);
-		*until = rows[i].bucket + width + bg->window;
+		*until = rows[i].bucket + budget_width(bg->window) + bg->window;
 		enough = fits(bg, rest, tokens);
 	}
-	free(rows);
-	return true;
 }
 
 bool
 budget_look(struct store *store, const struct budget_key *key, double now, double tokens,
     struct budget_look *out, struct store_error *err)
 {
-	out->room = true;
-	out->until = 0;
+	struct budget_bucket *rows;
+	size_t count;
+
+	*out = (struct budget_look){ .room = true };
+	if (key->count == 0)
+		return true;
+	if (!store_budget_buckets(store, key->account, key->family, &rows, &count, err))
+		return false;
+	for (size_t i = 0; i < count; i++)
+		out->expired += rows[i].bucket + 61 * rows[i].width <= now;
 	for (size_t i = 0; i < key->count; i++) {
 		bool room;
 		double until, used;
 
-		if (!look_one(store, key, &key->budgets[i], now, tokens, &room, &until, &used, err))
-			return false;
+		look_one(&key->budgets[i], rows, count, now, tokens, &room, &until, &used);
 		if (room || (!out->room && until <= out->until))
 			continue;
-		*out = (struct budget_look){ .room = false, .until = until, .which = i, .used = used };
+		out->room = false;
+		out->until = until;
+		out->which = i;
+		out->used = used;
 	}
+	free(rows);
 	return true;
 }
 
-/* Adds to the bucket at `at` of every distinct width among the budgets;
- * now 0: prunes nothing (the reservation pruned already). */
-static bool
-add_everywhere(struct store *store, const struct budget_key *key, double at, double now, double tokens,
-    double usd, double runs, struct store_error *err)
+/* The adds at `at` of every distinct (width, model) among the budgets,
+ * appended to adds[*n] (room for CONFIG_BUDGETS_MAX more). */
+static void
+adds_at(const struct budget_key *key, double at, double tokens, double usd, double runs,
+    struct budget_bucket *adds, size_t *n)
 {
+	size_t first = *n;
+
 	for (size_t i = 0; i < key->count; i++) {
-		double window = key->budgets[i].window, width = budget_width(window);
-		struct budget_bucket add = {
+		double width = budget_width(key->budgets[i].window);
+		bool seen = false;
+
+		for (size_t j = first; j < *n; j++)
+			seen = seen || (adds[j].width == width && strcmp(adds[j].model, key->budgets[i].model) == 0);
+		if (seen)
+			continue;
+		adds[*n] = (struct budget_bucket){
 			.bucket = floor(at / width) * width, .width = width,
 			.tokens = tokens, .usd = usd, .runs = runs,
 		};
-		bool seen = false;
-
-		for (size_t j = 0; j < i; j++)
-			seen = seen || budget_width(key->budgets[j].window) == width;
-		if (!seen && !store_budget_add(store, key->account, key->family, &add,
-		    now > 0 ? now - window - width : 0, err))
-			return false;
+		strlcpy(adds[*n].model, key->budgets[i].model, sizeof(adds[*n].model));
+		(*n)++;
 	}
-	return true;
 }
 
 bool
 budget_reserve(struct store *store, const struct budget_key *key, double now, double tokens,
     struct store_error *err)
 {
-	return add_everywhere(store, key, now, now, tokens, 0, 1, err);
+	struct budget_bucket adds[CONFIG_BUDGETS_MAX];
+	size_t n = 0;
+
+	adds_at(key, now, tokens, 0, 1, adds, &n);
+	return store_budget_add(store, key->account, key->family, adds, n, err);
 }
 
-static bool
-settle_rows(struct store *store, const struct budget_key *key, double reserved_at, double reserved,
-    double now, double actual_tokens, double actual_usd, struct store_error *err)
+bool
+budget_prune(struct store *store, const struct budget_key *key, double now, struct store_error *err)
 {
-	double usd = actual_usd > 0 ? actual_usd : 0;
+	return store_budget_prune(store, key->account, key->family, now, err);
+}
 
-	if (actual_tokens < 0)
-		return usd == 0 || add_everywhere(store, key, now, 0, 0, usd, 0, err);
-	return (reserved == 0 || add_everywhere(store, key, reserved_at, 0, -reserved, 0, 0, err)) &&
-	    add_everywhere(store, key, now, 0, actual_tokens, usd, 0, err);
+/* The reservation's take-back and the actuals fall in one row where they
+ * share a bucket (a run shorter than a bucket): one add, not two. */
+static void
+merge_same_buckets(struct budget_bucket *adds, size_t *n, size_t split)
+{
+	size_t kept = split;
+
+	for (size_t i = split; i < *n; i++) {
+		bool merged = false;
+
+		for (size_t j = 0; j < split && !merged; j++) {
+			if (adds[j].width != adds[i].width || adds[j].bucket != adds[i].bucket ||
+			    strcmp(adds[j].model, adds[i].model) != 0)
+				continue;
+			adds[j].tokens += adds[i].tokens;
+			adds[j].usd += adds[i].usd;
+			merged = true;
+		}
+		if (!merged)
+			adds[kept++] = adds[i];
+	}
+	*n = kept;
+}
+
+bool
+budget_settle_rows(struct store *store, const struct budget_settlement *s, struct store_error *err)
+{
+	struct budget_bucket adds[2 * CONFIG_BUDGETS_MAX];
+	double usd = s->actual_usd > 0 ? s->actual_usd : 0;
+	size_t n = 0, split;
+
+	if (s->key == NULL || s->key->count == 0)
+		return true;
+	if (s->actual_tokens < 0) {
+		if (usd > 0)
+			adds_at(s->key, s->now, 0, usd, 0, adds, &n);
+	} else {
+		if (s->reserved_at > 0 && s->reserved != 0)
+			adds_at(s->key, s->reserved_at, -s->reserved, 0, 0, adds, &n);
+		split = n;
+		adds_at(s->key, s->now, s->actual_tokens, usd, 0, adds, &n);
+		merge_same_buckets(adds, &n, split);
+	}
+	return n == 0 || store_budget_add(store, s->key->account, s->key->family, adds, n, err);
 }
 
 /* One transaction: one commit (and one fsync) for every row it touches. */
@@ -127,9 +200,14 @@ bool
 budget_settle(struct store *store, const struct budget_key *key, double reserved_at, double reserved,
     double now, double actual_tokens, double actual_usd, struct store_error *err)
 {
+	struct budget_settlement s = {
+		.key = key, .reserved_at = reserved_at, .reserved = reserved, .now = now,
+		.actual_tokens = actual_tokens, .actual_usd = actual_usd,
+	};
+
 	if (!store_begin(store, err))
 		return false;
-	if (!settle_rows(store, key, reserved_at, reserved, now, actual_tokens, actual_usd, err)) {
+	if (!budget_settle_rows(store, &s, err)) {
 		store_rollback(store);
 		return false;
 	}

@@ -402,6 +402,34 @@ budget_parse_amount(const char *value, struct budget *out)
 	return budget_parse_head(value, out, &rest) && *rest == '\0';
 }
 
+/* "DURATION" or "DURATION model=NAME". */
+static bool
+budget_parse_window(const char *s, struct budget *out)
+{
+	char duration[32];
+	size_t len = strcspn(s, " \t");
+	const char *model = s + len + strspn(s + len, " \t");
+
+	out->model[0] = '\0';
+	if (len >= sizeof(duration))
+		return false;
+	memcpy(duration, s, len);
+	duration[len] = '\0';
+	if (!parse_positive_duration(duration, &out->window))
+		return false;
+	if (*model == '\0')
+		return true;
+	if (strncmp(model, "model=", 6) != 0)
+		return false;
+	model += 6;
+	len = strcspn(model, " \t");
+	if (len == 0 || len >= sizeof(out->model) || model[len + strspn(model + len, " \t")] != '\0')
+		return false;
+	memcpy(out->model, model, len);
+	out->model[len] = '\0';
+	return true;
+}
+
 bool
 budget_parse(const char *value, struct budget *out)
 {
@@ -411,7 +439,7 @@ budget_parse(const char *value, struct budget *out)
 	    (rest[3] != ' ' && rest[3] != '\t'))
 		return false;
 	rest += 3 + strspn(rest + 3, " \t");
-	return parse_positive_duration(rest, &out->window);
+	return budget_parse_window(rest, out);
 }
 
 
@@ -484,7 +512,7 @@ family_key(struct parse_state *ps, const char *family, const char *name, const c
 		if (fc->budgets_len >= CONFIG_BUDGETS_MAX)
 			return fail(ps, "budget: at most %d per family", CONFIG_BUDGETS_MAX);
 		if (!budget_parse(value, &fc->budgets[fc->budgets_len]))
-			return fail(ps, "budget: '%s' is not AMOUNT tokens|usd|runs per DURATION"
+			return fail(ps, "budget: '%s' is not AMOUNT tokens|usd|runs per DURATION [model=NAME]"
 			    " (like 30000 tokens per 1m)", value);
 		fc->budgets_len++;
 		return true;

@@ -20,6 +20,7 @@
 #define CONFIG_ACCOUNT_MAX 256
 #define CONFIG_COMMAND_MAX 64
 #define CONFIG_ENV_NAME_MAX 64
+#define CONFIG_MODEL_MAX 64
 
 enum store_error_policy {
 	STORE_ERROR_OPEN,    /* warn once and run the child anyway (default) */
@@ -33,11 +34,13 @@ struct command_family {
 	char family[CONFIG_FAMILY_MAX];
 };
 
-/* A budget: amount of unit per window seconds, for each (account, family). */
+/* A budget: amount of unit per window seconds, for each (account, family),
+ * or only for its runs whose model contains model (scope_applies()). */
 enum budget_unit { BUDGET_TOKENS, BUDGET_USD, BUDGET_RUNS };
 struct budget {
 	enum budget_unit unit;
 	double amount, window;
+	char model[CONFIG_MODEL_MAX];   /* "" = every model */
 };
 #define CONFIG_BUDGETS_MAX 8
 /* max_concurrent = auto without bounds. */

@@ -400,17 +400,23 @@ store_tickets(struct store *store, const char *account, const char *family,
 
 bool
 store_budget_add(struct store *store, const char *account, const char *family,
-    const struct budget_bucket *add, double prune_before, struct store_error *err)
+    const struct budget_bucket *adds, size_t n, struct store_error *err)
 {
-	return ON_STORE(store, err, budget_add(target(store), account, family, add, prune_before, err));
+	return ON_STORE(store, err, budget_add(target(store), account, family, adds, n, err));
 }
 
 bool
-store_budget_buckets(struct store *store, const char *account, const char *family, double width,
-    double since, struct budget_bucket **rows, size_t *count, struct store_error *err)
+store_budget_prune(struct store *store, const char *account, const char *family, double now,
+    struct store_error *err)
 {
-	return ON_STORE(store, err, budget_buckets(target(store), account, family, width, since, rows, count,
-	    err));
+	return ON_STORE(store, err, budget_prune(target(store), account, family, now, err));
+}
+
+bool
+store_budget_buckets(struct store *store, const char *account, const char *family,
+    struct budget_bucket **rows, size_t *count, struct store_error *err)
+{
+	return ON_STORE(store, err, budget_buckets(target(store), account, family, rows, count, err));
 }
 
 bool

@@ -31,7 +31,7 @@
 struct store;
 
 /* The schema this build writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 #define STORE_BUSY_TIMEOUT_MS 5000
 
 enum store_status {
@@ -289,26 +289,34 @@ bool store_tells_slots(const struct store *store);
 bool store_await_slot(struct store *store, double secs, bool *told, struct store_error *err);
 
 
-/* ---- Budgets: counters per key, width and bucket ---------------------------
+/* ---- Budgets: counters per key, model, width and bucket -------------------
  *
  * What a key (account, family) spent, in buckets of width seconds starting
  * at bucket (a multiple of width): tokens, dollars and runs, reservations
- * included (lib/budget.c).  One row per key, width and bucket; a budget of
- * window W reads at most W / width + 1 of them. */
+ * included (lib/budget.c), for every model of the key (model "") or for one
+ * model-scoped budget's model.  One row per key, model, width, bucket and
+ * origin: "" counted here, else a replayed journal's (store_budget_merge());
+ * reads sum the origins.  A row of width w counts in its window (60 w) until
+ * bucket + 61 w; store_budget_prune() drops those past it. */
+#define BUDGET_MODEL_MAX 64
 struct budget_bucket {
+	char account[KEY_ACCOUNT_MAX], family[KEY_FAMILY_MAX];   /* filled by reads */
+	char model[BUDGET_MODEL_MAX];
 	double bucket, width;
 	double tokens, usd, runs;
 };
 
-/* Adds the amounts (negative ones too) to the row of (account, family,
- * width, bucket), creating it; then drops that key's rows of width older
- * than prune_before (0: none). */
+/* Adds each of the n adds' amounts (negative ones too) to the row of
+ * (account, family, model, width, bucket), creating it. */
 bool store_budget_add(struct store *store, const char *account, const char *family,
-    const struct budget_bucket *add, double prune_before, struct store_error *err);
-/* The rows of (account, family) and width after since, oldest first.
- * *rows is NULL when none. */
-bool store_budget_buckets(struct store *store, const char *account, const char *family, double width,
-    double since, struct budget_bucket **rows, size_t *count, struct store_error *err);
+    const struct budget_bucket *adds, size_t n, struct store_error *err);
+/* Drops (account, family)'s rows whose window ended by now. */
+bool store_budget_prune(struct store *store, const char *account, const char *family, double now,
+    struct store_error *err);
+/* Every row of (account, family) (account NULL: of every key), summed over
+ * origins, ordered by key, model, width and bucket.  *rows is NULL when none. */
+bool store_budget_buckets(struct store *store, const char *account, const char *family,
+    struct budget_bucket **rows, size_t *count, struct store_error *err);
 
 /* ---- Adaptive concurrency: one limit per key ------------------------------
  *

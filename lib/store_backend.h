@@ -56,9 +56,16 @@ struct store_ops {
 	bool (*slot_await)(struct store *store, double secs, bool *told, struct store_error *err);
 	/* Budget counters, as store.h says. */
 	bool (*budget_add)(struct store *store, const char *account, const char *family,
-	    const struct budget_bucket *add, double prune_before, struct store_error *err);
-	bool (*budget_buckets)(struct store *store, const char *account, const char *family, double width,
-	    double since, struct budget_bucket **rows, size_t *count, struct store_error *err);
+	    const struct budget_bucket *adds, size_t n, struct store_error *err);
+	bool (*budget_prune)(struct store *store, const char *account, const char *family, double now,
+	    struct store_error *err);
+	bool (*budget_buckets)(struct store *store, const char *account, const char *family,
+	    struct budget_bucket **rows, size_t *count, struct store_error *err);
+	/* A server's (NULL elsewhere): a journal's row (its key in row) under
+	 * origin, raised to row's amounts where they are higher, never added:
+	 * replaying the same journal twice counts it once. */
+	bool (*budget_merge)(struct store *store, const char *origin, const struct budget_bucket *row,
+	    struct store_error *err);
 	/* Adaptive limits, as store.h says. */
 	bool (*adaptive_limits)(struct store *store, const char *account, const char *family,
 	    struct adaptive_limit **rows, size_t *count, struct store_error *err);

@@ -282,10 +282,16 @@ static const char *const schema_tables[] = {
 	"CREATE TABLE IF NOT EXISTS slot_queue (id bigserial PRIMARY KEY, at double precision NOT NULL,"
 	" account text NOT NULL, family text NOT NULL, model text, host text NOT NULL, pid bigint NOT NULL,"
 	" pid_start_time bigint, alive_until double precision NOT NULL)",
-	"CREATE TABLE IF NOT EXISTS budget_counters (account text NOT NULL, family text NOT NULL,"
-	" width double precision NOT NULL, bucket double precision NOT NULL,"
-	" tokens double precision NOT NULL DEFAULT 0, usd double precision NOT NULL DEFAULT 0,"
-	" runs double precision NOT NULL DEFAULT 0, PRIMARY KEY (account, family, width, bucket))",
+	"CREATE TABLE IF NOT EXISTS budget_buckets (account text NOT NULL, family text NOT NULL,"
+	" model text NOT NULL DEFAULT '', width double precision NOT NULL, bucket double precision NOT NULL,"
+	" origin text NOT NULL DEFAULT '', tokens double precision NOT NULL DEFAULT 0,"
+	" usd double precision NOT NULL DEFAULT 0, runs double precision NOT NULL DEFAULT 0,"
+	" PRIMARY KEY (account, family, model, width, bucket, origin))",
+	/* Schema 6 and 7 counted in budget_counters (no model, no origin). */
+	"DO $$ BEGIN IF to_regclass('budget_counters') IS NOT NULL THEN"
+	" INSERT INTO budget_buckets (account, family, width, bucket, tokens, usd, runs)"
+	" SELECT account, family, width, bucket, tokens, usd, runs FROM budget_counters"
+	" ON CONFLICT DO NOTHING; DROP TABLE budget_counters; END IF; END $$",
 	"CREATE TABLE IF NOT EXISTS adaptive_limits (account text NOT NULL, family text NOT NULL,"
 	" limit_now bigint NOT NULL, successes bigint NOT NULL DEFAULT 0,"
 	" changed_at double precision NOT NULL, why text, PRIMARY KEY (account, family))",
@@ -1208,40 +1214,70 @@ pg_adaptive_save(struct store *store, const struct adaptive_limit *l, struct sto
 
 static bool
 pg_budget_add(struct store *store, const char *account, const char *family,
-    const struct budget_bucket *add, double prune_before, struct store_error *err)
+    const struct budget_bucket *adds, size_t n, struct store_error *err)
 {
-	struct db_value v[7] = {
-		text_value(account), text_value(family), { .type = DB_REAL, .r = add->width },
-		{ .type = DB_REAL, .r = add->bucket }, { .type = DB_REAL, .r = add->tokens },
-		{ .type = DB_REAL, .r = add->usd }, { .type = DB_REAL, .r = add->runs },
-	};
-	struct db_value prune[4] = { v[0], v[1], v[2], { .type = DB_REAL, .r = prune_before } };
+	bool ok = lock_key(pg_of(store), account, family, err);
 
-	return lock_key(pg_of(store), account, family, err) &&
-	    pg_run(pg_of(store), "INSERT INTO budget_counters AS c (account, family, width, bucket, tokens, usd,"
-	    " runs) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (account, family, width, bucket)"
-	    " DO UPDATE SET tokens = c.tokens + excluded.tokens, usd = c.usd + excluded.usd,"
-	    " runs = c.runs + excluded.runs", v, 7, NULL, "counting for a budget", err) &&
-	    (prune_before <= 0 || pg_run(pg_of(store), "DELETE FROM budget_counters WHERE account = $1 AND family = $2"
-	    " AND width = $3 AND bucket < $4", prune, 4, NULL, "pruning a budget's counters", err));
+	for (size_t i = 0; ok && i < n; i++) {
+		struct db_value v[8] = {
+			text_value(account), text_value(family), { .type = DB_TEXT, .text = adds[i].model },
+			{ .type = DB_REAL, .r = adds[i].width }, { .type = DB_REAL, .r = adds[i].bucket },
+			{ .type = DB_REAL, .r = adds[i].tokens }, { .type = DB_REAL, .r = adds[i].usd },
+			{ .type = DB_REAL, .r = adds[i].runs },
+		};
+
+		ok = pg_run(pg_of(store), "INSERT INTO budget_buckets AS c (account, family, model, width, bucket,"
+		    " tokens, usd, runs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+		    " ON CONFLICT (account, family, model, width, bucket, origin) DO UPDATE SET"
+		    " tokens = c.tokens + excluded.tokens, usd = c.usd + excluded.usd, runs = c.runs + excluded.runs",
+		    v, 8, NULL, "counting for a budget", err);
+	}
+	return ok;
 }
 
 static bool
-pg_budget_buckets(struct store *store, const char *account, const char *family, double width,
-    double since, struct budget_bucket **rows, size_t *count, struct store_error *err)
+pg_budget_prune(struct store *store, const char *account, const char *family, double now,
+    struct store_error *err)
 {
-	struct db_value v[4] = {
-		text_value(account), text_value(family), { .type = DB_REAL, .r = width },
-		{ .type = DB_REAL, .r = since },
+	struct db_value v[3] = { text_value(account), text_value(family), { .type = DB_REAL, .r = now } };
+
+	return pg_run(pg_of(store), "DELETE FROM budget_buckets WHERE account = $1 AND family = $2"
+	    " AND bucket + 61 * width <= $3", v, 3, NULL, "pruning a budget's counters", err);
+}
+
+static bool
+pg_budget_merge(struct store *store, const char *origin, const struct budget_bucket *row,
+    struct store_error *err)
+{
+	struct db_value v[9] = {
+		text_value(row->account), text_value(row->family), { .type = DB_TEXT, .text = row->model },
+		{ .type = DB_REAL, .r = row->width }, { .type = DB_REAL, .r = row->bucket }, { .type = DB_TEXT, .text = origin },
+		{ .type = DB_REAL, .r = row->tokens }, { .type = DB_REAL, .r = row->usd },
+		{ .type = DB_REAL, .r = row->runs },
 	};
+
+	return lock_key(pg_of(store), row->account, row->family, err) &&
+	    pg_run(pg_of(store), "INSERT INTO budget_buckets AS c (account, family, model, width, bucket, origin,"
+	    " tokens, usd, runs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+	    " ON CONFLICT (account, family, model, width, bucket, origin) DO UPDATE SET"
+	    " tokens = greatest(c.tokens, excluded.tokens), usd = greatest(c.usd, excluded.usd),"
+	    " runs = greatest(c.runs, excluded.runs)", v, 9, NULL, "replaying a budget's counters", err);
+}
+
+static bool
+pg_budget_buckets(struct store *store, const char *account, const char *family,
+    struct budget_bucket **rows, size_t *count, struct store_error *err)
+{
+	struct db_value v[2] = { text_value(account), text_value(family) };
 	PGresult *res;
 	int n;
 
 	*rows = NULL;
 	*count = 0;
-	if (!pg_run(pg_of(store), "SELECT bucket, width, tokens, usd, runs FROM budget_counters"
-	    " WHERE account = $1 AND family = $2 AND width = $3 AND bucket > $4 ORDER BY bucket", v, 4, &res,
-	    "reading a budget's counters", err))
+	if (!pg_run(pg_of(store), "SELECT account, family, model, width, bucket, sum(tokens), sum(usd), sum(runs)"
+	    " FROM budget_buckets WHERE $1::text IS NULL OR (account = $1 AND family = $2)"
+	    " GROUP BY account, family, model, width, bucket ORDER BY account, family, model, width, bucket",
+	    v, 2, &res, "reading a budget's counters", err))
 		return false;
 	n = PQntuples(res);
 	if (n > 0 && (*rows = calloc((size_t)n, sizeof(**rows))) == NULL) {
@@ -1251,11 +1287,14 @@ pg_budget_buckets(struct store *store, const char *account, const char *family, 
 	for (int i = 0; i < n; i++) {
 		struct budget_bucket *b = &(*rows)[i];
 
-		b->bucket = cell_double(res, i, 0, 0);
-		b->width = cell_double(res, i, 1, 0);
-		b->tokens = cell_double(res, i, 2, 0);
-		b->usd = cell_double(res, i, 3, 0);
-		b->runs = cell_double(res, i, 4, 0);
+		cell_text(res, i, 0, b->account, sizeof(b->account));
+		cell_text(res, i, 1, b->family, sizeof(b->family));
+		cell_text(res, i, 2, b->model, sizeof(b->model));
+		b->width = cell_double(res, i, 3, 0);
+		b->bucket = cell_double(res, i, 4, 0);
+		b->tokens = cell_double(res, i, 5, 0);
+		b->usd = cell_double(res, i, 6, 0);
+		b->runs = cell_double(res, i, 7, 0);
 	}
 	*count = (size_t)n;
 	PQclear(res);
@@ -1321,6 +1360,8 @@ const struct store_ops store_pg_ops = {
 	.tickets = pg_tickets,
 	.slot_await = pg_slot_await,
 	.budget_add = pg_budget_add,
+	.budget_prune = pg_budget_prune,
+	.budget_merge = pg_budget_merge,
 	.adaptive_limits = pg_adaptive_limits,
 	.adaptive_save = pg_adaptive_save,
 	.budget_buckets = pg_budget_buckets,

@@ -77,6 +77,15 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
 	"CREATE TABLE adaptive_limits (account TEXT NOT NULL, family TEXT NOT NULL,"
 	" limit_now INTEGER NOT NULL, successes INTEGER NOT NULL DEFAULT 0, changed_at REAL NOT NULL,"
 	" why TEXT, PRIMARY KEY (account, family));",
+	/* 7 -> 8: budget counters per model too (model-scoped budgets), and per
+	 * origin (a server's replayed journals; here always ""). */
+	"CREATE TABLE budget_buckets (account TEXT NOT NULL, family TEXT NOT NULL,"
+	" model TEXT NOT NULL DEFAULT '', width REAL NOT NULL, bucket REAL NOT NULL,"
+	" origin TEXT NOT NULL DEFAULT '', tokens REAL NOT NULL DEFAULT 0, usd REAL NOT NULL DEFAULT 0,"
+	" runs REAL NOT NULL DEFAULT 0, PRIMARY KEY (account, family, model, width, bucket, origin));"
+	"INSERT INTO budget_buckets (account, family, width, bucket, tokens, usd, runs)"
+	" SELECT account, family, width, bucket, tokens, usd, runs FROM budget_counters;"
+	"DROP TABLE budget_counters;",
 };
 
 static bool sqlite_begin(struct store *store, struct store_error *err);
@@ -909,6 +918,7 @@ const struct store_ops store_sqlite_ops = {
 	.ticket_renew = sqlite_ticket_renew,
 	.tickets = sqlite_tickets,
 	.budget_add = sqlite_budget_add,
+	.budget_prune = sqlite_budget_prune,
 	.adaptive_limits = sqlite_adaptive_limits,
 	.adaptive_save = sqlite_adaptive_save,
 	.budget_buckets = sqlite_budget_buckets,

@@ -63,9 +63,11 @@ bool sqlite_tickets(struct store *store, const char *account, const char *family
 
 /* Budget counters (store.h). */
 bool sqlite_budget_add(struct store *store, const char *account, const char *family,
-    const struct budget_bucket *add, double prune_before, struct store_error *err);
-bool sqlite_budget_buckets(struct store *store, const char *account, const char *family, double width,
-    double since, struct budget_bucket **rows, size_t *count, struct store_error *err);
+    const struct budget_bucket *adds, size_t n, struct store_error *err);
+bool sqlite_budget_prune(struct store *store, const char *account, const char *family, double now,
+    struct store_error *err);
+bool sqlite_budget_buckets(struct store *store, const char *account, const char *family,
+    struct budget_bucket **rows, size_t *count, struct store_error *err);
 
 /* Adaptive limits (store.h). */
 bool sqlite_adaptive_limits(struct store *store, const char *account, const char *family,

@@ -213,52 +213,51 @@ sqlite_tickets(struct store *store, const char *account, const char *family,
 
 /* ---- budget counters ---- */
 
-/* One statement with the key (?1, ?2), the width (?3) and a time (?4). */
-static int
-prepare_budget(struct store *store, const char *sql, const char *account, const char *family,
-    double width, double at, sqlite3_stmt **st)
+/* One statement prepared for every add, in the caller's transaction. */
+bool
+sqlite_budget_add(struct store *store, const char *account, const char *family,
+    const struct budget_bucket *adds, size_t n, struct store_error *err)
 {
-	int rc = sqlite3_prepare_v2(db_of(store), sql, -1, st, NULL);
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db_of(store), "INSERT INTO budget_buckets (account, family, model, width,"
+	    " bucket, tokens, usd, runs) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+	    " ON CONFLICT (account, family, model, width, bucket, origin) DO UPDATE SET"
+	    " tokens = tokens + excluded.tokens, usd = usd + excluded.usd, runs = runs + excluded.runs",
+	    -1, &st, NULL);
 
 	if (rc != SQLITE_OK)
-		return rc;
-	sqlite3_bind_text(*st, 1, account, -1, SQLITE_STATIC);
-	sqlite3_bind_text(*st, 2, family, -1, SQLITE_STATIC);
-	sqlite3_bind_double(*st, 3, width);
-	sqlite3_bind_double(*st, 4, at);
-	return SQLITE_OK;
+		return db_error(err, store->path, db_of(store), rc, "counting for a budget");
+	sqlite3_bind_text(st, 1, account, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, family, -1, SQLITE_STATIC);
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_bind_text(st, 3, adds[i].model, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 4, adds[i].width);
+		sqlite3_bind_double(st, 5, adds[i].bucket);
+		sqlite3_bind_double(st, 6, adds[i].tokens);
+		sqlite3_bind_double(st, 7, adds[i].usd);
+		sqlite3_bind_double(st, 8, adds[i].runs);
+		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+			break;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return n == 0 || rc == SQLITE_DONE || db_error(err, store->path, db_of(store), rc, "counting for a budget");
 }
 
 bool
-sqlite_budget_add(struct store *store, const char *account, const char *family,
-    const struct budget_bucket *add, double prune_before, struct store_error *err)
+sqlite_budget_prune(struct store *store, const char *account, const char *family, double now,
+    struct store_error *err)
 {
 	sqlite3_stmt *st;
-	int rc = prepare_budget(store, "INSERT INTO budget_counters (account, family, width, bucket, tokens,"
-	    " usd, runs) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT (account, family, width, bucket)"
-	    " DO UPDATE SET tokens = tokens + excluded.tokens, usd = usd + excluded.usd,"
-	    " runs = runs + excluded.runs", account, family, add->width, add->bucket, &st);
+	int rc = prepare_keyed(store, "DELETE FROM budget_buckets WHERE account = ?1 AND family = ?2"
+	    " AND bucket + 61 * width <= ?3", account, family, &st);
 
 	if (rc != SQLITE_OK)
-		return db_error(err, store->path, db_of(store), rc, "counting for a budget");
-	sqlite3_bind_double(st, 5, add->tokens);
-	sqlite3_bind_double(st, 6, add->usd);
-	sqlite3_bind_double(st, 7, add->runs);
+		return db_error(err, store->path, db_of(store), rc, "pruning a budget's counters");
+	sqlite3_bind_double(st, 3, now);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(err, store->path, db_of(store), rc, "counting for a budget");
-	if (prune_before <= 0)
-		return true;
-	rc = prepare_budget(store, "DELETE FROM budget_counters WHERE account = ?1 AND family = ?2"
-	    " AND width = ?3 AND bucket < ?4", account, family, add->width, prune_before, &st);
-	if (rc != SQLITE_OK)
-		return db_error(err, store->path, db_of(store), rc, "pruning a budget's counters");
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(err, store->path, db_of(store), rc, "pruning a budget's counters");
-	return true;
+	return rc == SQLITE_DONE || db_error(err, store->path, db_of(store), rc, "pruning a budget's counters");
 }
 
 static void
@@ -266,22 +265,26 @@ fill_bucket(sqlite3_stmt *st, void *p)
 {
 	struct budget_bucket *b = p;
 
-	b->bucket = sqlite3_column_double(st, 0);
-	b->width = sqlite3_column_double(st, 1);
-	b->tokens = sqlite3_column_double(st, 2);
-	b->usd = sqlite3_column_double(st, 3);
-	b->runs = sqlite3_column_double(st, 4);
+	column_text(st, 0, b->account, sizeof(b->account));
+	column_text(st, 1, b->family, sizeof(b->family));
+	column_text(st, 2, b->model, sizeof(b->model));
+	b->width = sqlite3_column_double(st, 3);
+	b->bucket = sqlite3_column_double(st, 4);
+	b->tokens = sqlite3_column_double(st, 5);
+	b->usd = sqlite3_column_double(st, 6);
+	b->runs = sqlite3_column_double(st, 7);
 }
 
 bool
-sqlite_budget_buckets(struct store *store, const char *account, const char *family, double width,
-    double since, struct budget_bucket **rows, size_t *count, struct store_error *err)
+sqlite_budget_buckets(struct store *store, const char *account, const char *family,
+    struct budget_bucket **rows, size_t *count, struct store_error *err)
 {
 	sqlite3_stmt *st;
 	bool ok;
-	int rc = prepare_budget(store, "SELECT bucket, width, tokens, usd, runs FROM budget_counters"
-	    " WHERE account = ?1 AND family = ?2 AND width = ?3 AND bucket > ?4 ORDER BY bucket",
-	    account, family, width, since, &st);
+	int rc = prepare_keyed(store, "SELECT account, family, model, width, bucket, sum(tokens), sum(usd),"
+	    " sum(runs) FROM budget_buckets WHERE ?1 IS NULL OR (account = ?1 AND family = ?2)"
+	    " GROUP BY account, family, model, width, bucket ORDER BY account, family, model, width, bucket",
+	    account, family, &st);
 
 	*rows = NULL;
 	*count = 0;

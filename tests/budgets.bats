@@ -136,6 +136,21 @@ eight() {
 	[ "$(echo "$(date +%s.%N) - $start >= 1.5" | bc)" = 1 ]
 }
 
+@test "a model-scoped budget holds the runs of its model only; the family's counts them all" {
+	printf '[family.claude]\nbudget = 1 runs per 1h model=opus\nbudget = 3 runs per 1h\n' > "$RLWRAP_CONFIG"
+	run "$RLWRAP" -m claude-opus-4-1 -f claude -- "$PROVIDER" 10 0
+	assert_success
+	run -75 "$RLWRAP" --wait=1s -m claude-opus-4-1 -f claude -- "$PROVIDER" 10 0
+	assert_output --partial 'no room in the budget 1 runs per 1h0m model=opus (1 used)'
+	run "$RLWRAP" --wait=1s -m claude-sonnet-4-5 -f claude -- "$PROVIDER" 10 0
+	assert_success
+	run "$RLWRAP" --wait=1s -f claude -- "$PROVIDER" 10 0
+	assert_success
+	# Three runs in the family's hour: the fourth, of any model, waits.
+	run -75 "$RLWRAP" --wait=1s -m claude-sonnet-4-5 -f claude -- "$PROVIDER" 10 0
+	assert_output --partial 'no room in the budget 3 runs per 1h0m (3 used)'
+}
+
 @test "the store unavailable: the run goes on, said once, never refused for the budget" {
 	printf '[family.claude]\nbudget = 1 runs per 1h\n' > "$RLWRAP_CONFIG"
 	: > not-a-dir

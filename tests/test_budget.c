@@ -49,13 +49,87 @@ test_budget_lines_parse(void **state)
 	assert_false(budget_parse("5 apples per 1m", &b));
 	assert_false(budget_parse("5 tokens per never", &b));
 	assert_false(budget_parse("5 tokens perhaps 1m", &b));
+	assert_string_equal(b.model, "");
+	assert_true(budget_parse("30000 tokens per 1m model=gpt-4o", &b));
+	assert_true(b.amount == 30000 && b.window == 60);
+	assert_string_equal(b.model, "gpt-4o");
+	assert_true(budget_parse("30000 tokens per 1m", &b));
+	assert_string_equal(b.model, "");
+	assert_false(budget_parse("5 tokens per 1m model=", &b));
+	assert_false(budget_parse("5 tokens per 1m gpt-4o", &b));
+	assert_false(budget_parse("5 tokens per 1m model=a b", &b));
+}
+
+/* A model-scoped budget counts and holds only the runs of its model; the
+ * family-wide one counts them all. */
+static void
+test_model_scoped_budgets(void **state)
+{
+	struct store *store = open_store("model");
+	struct budget all[] = {
+		{ BUDGET_TOKENS, 10000, 60, "gpt-4o" }, { BUDGET_TOKENS, 30000, 60, "" },
+	};
+	struct budget mine[2];
+	struct budget_key k4o = { "default", "codex", mine, 0 }, kmini = k4o;
+	struct budget other[2];
+	struct store_error err;
+	struct budget_look l;
+
+	(void)state;
+	k4o.count = budget_select(all, 2, "gpt-4o-2024-08-06", mine);
+	assert_int_equal(k4o.count, 2);
+	kmini.budgets = other;
+	kmini.count = budget_select(all, 2, "o3-mini", other);
+	assert_int_equal(kmini.count, 1);
+	assert_string_equal(other[0].model, "");
+	assert_int_equal(budget_select(all, 2, "", other), 1);
+	/* 10000 of gpt-4o: its budget is full, the family's is not. */
+	assert_true(budget_reserve(store, &k4o, NOW, 10000, &err));
+	l = look(store, &k4o, NOW + 1, 1000);
+	assert_false(l.room);
+	assert_int_equal(l.which, 0);
+	assert_true(l.used == 10000);
+	assert_true(look(store, &kmini, NOW + 1, 20000).room);
+	assert_false(look(store, &kmini, NOW + 1, 20001).room);
+	/* Settled at 4000 in the same bucket: one row per (model, width). */
+	assert_true(budget_settle(store, &k4o, NOW, 10000, NOW + 0.5, 4000, 0, &err));
+	l = look(store, &k4o, NOW + 1, 6000);
+	assert_true(l.room);
+	assert_false(look(store, &k4o, NOW + 1, 6001).room);
+	store_close(store);
+}
+
+/* Rows past their window are dropped by budget_prune(), and counted by a
+ * look until then (BUDGET_PRUNE_AT of them make a reservation prune). */
+static void
+test_expired_rows_counted_and_pruned(void **state)
+{
+	struct store *store = open_store("prune");
+	struct budget bg[] = { { BUDGET_RUNS, 5, 60, "" } };
+	struct budget_key key = { "default", "claude", bg, 1 };
+	struct store_error err;
+	struct budget_look l;
+
+	(void)state;
+	for (int i = 0; i < 10; i++)   /* reserved without looking: 10 in 5 */
+		assert_true(budget_reserve(store, &key, NOW + i, 0, &err));
+	l = look(store, &key, NOW + 65, 0);
+	assert_int_equal(l.expired, 5);        /* NOW .. NOW + 4 ended by NOW + 65 */
+	assert_false(l.room);
+	assert_true(l.used == 5);
+	assert_true(budget_prune(store, &key, NOW + 65, &err));
+	l = look(store, &key, NOW + 65, 0);
+	assert_int_equal(l.expired, 0);
+	assert_true(!l.room && l.used == 5);
+	assert_true(look(store, &key, NOW + 66, 0).room);
+	store_close(store);
 }
 
 static void
 test_window_slides_and_says_when(void **state)
 {
 	struct store *store = open_store("slide");
-	struct budget bg[] = { { BUDGET_TOKENS, 30000, 60 }, { BUDGET_RUNS, 10, 60 } };
+	struct budget bg[] = { { BUDGET_TOKENS, 30000, 60, "" }, { BUDGET_RUNS, 10, 60, "" } };
 	struct budget_key key = { "default", "claude", bg, 2 };
 	struct store_error err;
 	struct budget_look l;
@@ -86,7 +160,7 @@ static void
 test_runs_and_dollars(void **state)
 {
 	struct store *store = open_store("units");
-	struct budget bg[] = { { BUDGET_RUNS, 2, 10 }, { BUDGET_USD, 1, 3600 } };
+	struct budget bg[] = { { BUDGET_RUNS, 2, 10, "" }, { BUDGET_USD, 1, 3600, "" } };
 	struct budget_key key = { "default", "codex", bg, 2 };
 	struct store_error err;
 	struct budget_look l;
@@ -116,7 +190,7 @@ static void
 test_bigger_than_the_budget_runs_alone(void **state)
 {
 	struct store *store = open_store("big");
-	struct budget bg[] = { { BUDGET_TOKENS, 1000, 60 } };
+	struct budget bg[] = { { BUDGET_TOKENS, 1000, 60, "" } };
 	struct budget_key key = { "default", "claude", bg, 1 };
 	struct store_error err;
 
@@ -136,6 +210,8 @@ main(void)
 		cmocka_unit_test(test_window_slides_and_says_when),
 		cmocka_unit_test(test_runs_and_dollars),
 		cmocka_unit_test(test_bigger_than_the_budget_runs_alone),
+		cmocka_unit_test(test_model_scoped_budgets),
+		cmocka_unit_test(test_expired_rows_counted_and_pruned),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
