@@ -412,7 +412,11 @@ child_spawn(struct child *c, const struct child_spec *spec)
 		fork_leader(c, spec, fds);
 		if (c->leader < 0)
 			return spawn_failed(c, fds, 10);
-	} else if ((c->pid = fork()) == 0) {
+	} else if ((c->pid = vfork()) == 0) {
+		/* vfork: no page tables copied, and none of rlwrap's pages left
+		 * copy-on-write after the exec.  exec_command() touches only its
+		 * own frame, and the caught signals stay blocked until it has set
+		 * them back to their defaults. */
 		exec_command(spec, parent, out[1], err[1], *slave, report[1]);
 	} else if (c->pid < 0) {
 		return spawn_failed(c, fds, 10);
