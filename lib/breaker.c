@@ -596,11 +596,13 @@ record_locked(struct store *store, void *arg, struct store_error *err)
 		return true;
 	if (!store_breakers_of(store, ctx->record.account, ctx->record.family, &rows, &count, err))
 		return false;
-	if (breaker_signal_trips(ctx->cfg, ctx->sig))
+	/* A trip wrote a row: the rest looks at the breakers as they are now. */
+	if (breaker_signal_trips(ctx->cfg, ctx->sig)) {
 		ok = record_trip(store, ctx, rows, count, err);
-	free(rows);
-	if (!ok || !store_breakers_of(store, ctx->record.account, ctx->record.family, &rows, &count, err))
-		return false;
+		free(rows);
+		if (!ok || !store_breakers_of(store, ctx->record.account, ctx->record.family, &rows, &count, err))
+			return false;
+	}
 	ok = record_success_and_leases(store, ctx, rows, count, breaker_signal_succeeded(ctx->sig), err);
 	free(rows);
 	return ok;
