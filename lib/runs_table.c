@@ -197,45 +197,88 @@ run_row_finish(struct run_row *row)
 	row->signal.exit_code = row->exit_code;
 }
 
+/* SQL text appended in one pass: strlcat would scan it again for each part,
+ * and these two are built on every run (docs/design.md section 9). */
+struct sql_text {
+	char *s;
+	size_t size, len;   /* len >= size: it did not fit */
+};
+
+static void
+sql_put(struct sql_text *t, const char *part)
+{
+	size_t n = strlen(part);
+
+	if (t->len + n < t->size)
+		memcpy(t->s + t->len, part, n + 1);
+	t->len += n;
+}
+
+/* mark followed by n: "?3", "$12". */
+static void
+sql_put_mark(struct sql_text *t, char mark, int n)
+{
+	char one[16], *p = one + sizeof(one);
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + n % 10);
+	while ((n /= 10) > 0);
+	*--p = mark;
+	sql_put(t, p);
+}
+
 bool
 runs_insert_sql(const char *table, char mark, char *sql, size_t size)
 {
-	char values[1024] = "";
+	struct sql_text t = { sql, size, 0 };
 	int n = 0;
 
-	snprintf(sql, size, "INSERT INTO %s (", table);
+	if (size > 0)
+		*sql = '\0';
+	sql_put(&t, "INSERT INTO ");
+	sql_put(&t, table);
+	sql_put(&t, " (");
 	for (size_t i = 0; i < run_columns_count; i++) {
-		char one[16];
-
 		if (!run_column_written(&run_columns[i], false))
 			continue;
-		snprintf(one, sizeof(one), "%s%c%d", n > 0 ? ", " : "", mark, n + 1);
-		strlcat(values, one, sizeof(values));
 		if (n++ > 0)
-			strlcat(sql, ", ", size);
-		strlcat(sql, run_columns[i].name, size);
+			sql_put(&t, ", ");
+		sql_put(&t, run_columns[i].name);
 	}
-	strlcat(sql, ") VALUES (", size);
-	strlcat(sql, values, size);
-	return strlcat(sql, ")", size) < size;
+	sql_put(&t, ") VALUES (");
+	for (int i = 1; i <= n; i++) {
+		if (i > 1)
+			sql_put(&t, ", ");
+		sql_put_mark(&t, mark, i);
+	}
+	sql_put(&t, ")");
+	return t.len < t.size;
 }
 
 bool
 runs_update_sql(const char *table, char mark, char *sql, size_t size)
 {
-	char one[80];
+	struct sql_text t = { sql, size, 0 };
 	int n = 0;
 
-	snprintf(sql, size, "UPDATE %s SET ", table);
+	if (size > 0)
+		*sql = '\0';
+	sql_put(&t, "UPDATE ");
+	sql_put(&t, table);
+	sql_put(&t, " SET ");
 	for (size_t i = 0; i < run_columns_count; i++) {
 		if (!run_column_written(&run_columns[i], true))
 			continue;
-		snprintf(one, sizeof(one), "%s%s = %c%d", n > 0 ? ", " : "", run_columns[i].name, mark, n + 1);
-		strlcat(sql, one, size);
-		n++;
+		if (n++ > 0)
+			sql_put(&t, ", ");
+		sql_put(&t, run_columns[i].name);
+		sql_put(&t, " = ");
+		sql_put_mark(&t, mark, n);
 	}
-	snprintf(one, sizeof(one), " WHERE id = %c%d", mark, n + 1);
-	return strlcat(sql, one, size) < size;
+	sql_put(&t, " WHERE id = ");
+	sql_put_mark(&t, mark, n + 1);
+	return t.len < t.size;
 }
 
 bool
