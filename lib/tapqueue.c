@@ -25,6 +25,8 @@ struct tap_queue {
 	tap_consumer consume;
 	void *arg;
 	pthread_t worker;
+	bool started;                /* the worker runs (it starts with the first chunk) */
+	bool no_thread;              /* it could not start: the producer consumes */
 	char *memory;
 };
 
@@ -103,15 +105,19 @@ tap_queue_new(tap_consumer consume, void *arg)
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->filled, NULL);
 	pthread_cond_init(&q->emptied, NULL);
-	if (!start_worker(q)) {
-		pthread_mutex_destroy(&q->lock);
-		pthread_cond_destroy(&q->filled);
-		pthread_cond_destroy(&q->emptied);
-		free(q->memory);
-		free(q);
-		return NULL;
-	}
 	return q;
+}
+
+/* The worker starts with the first chunk, so that a child that prints
+ * nothing costs no thread (docs/design.md section 9). */
+static bool
+worker_ready(struct tap_queue *q)
+{
+	if (!q->started && !q->no_thread) {
+		q->started = start_worker(q);
+		q->no_thread = !q->started;
+	}
+	return q->started;
 }
 
 /* buf NULL: len bytes wait in from_fd. */
@@ -120,6 +126,17 @@ push_piece(struct tap_queue *q, int stream, const char *buf, int from_fd, size_t
 {
 	struct slot *s;
 
+	if (!worker_ready(q)) {   /* no thread: consumed here, in the producer's turn */
+		struct slot here = { stream, buf != NULL ? -1 : from_fd, len, q->memory };
+
+		if (buf != NULL) {
+			q->consume(stream, buf, len, q->arg);
+			return;
+		}
+		slot_fill(&here);
+		q->consume(stream, here.buf, here.len, q->arg);
+		return;
+	}
 	pthread_mutex_lock(&q->lock);
 	while (q->count == TAP_QUEUE_SLOTS)
 		pthread_cond_wait(&q->emptied, &q->lock);
@@ -174,11 +191,13 @@ tap_queue_free(struct tap_queue *q)
 {
 	if (q == NULL)
 		return;
-	pthread_mutex_lock(&q->lock);
-	q->closing = true;
-	pthread_cond_signal(&q->filled);
-	pthread_mutex_unlock(&q->lock);
-	pthread_join(q->worker, NULL);
+	if (q->started) {
+		pthread_mutex_lock(&q->lock);
+		q->closing = true;
+		pthread_cond_signal(&q->filled);
+		pthread_mutex_unlock(&q->lock);
+		pthread_join(q->worker, NULL);
+	}
 	pthread_mutex_destroy(&q->lock);
 	pthread_cond_destroy(&q->filled);
 	pthread_cond_destroy(&q->emptied);

@@ -4,9 +4,9 @@
  * classifier and --raw-stream never slow down the pass-through: the relay
  * waits only when the consumer is a whole ring behind.
  *
- * Ownership: tap_queue_new() returns a queue (and a running worker thread)
- * that the caller ends with tap_queue_free(), which first delivers every
- * chunk pushed.  Chunks are copied in; the consumer gets a pointer valid for
+ * Ownership: tap_queue_new() returns a queue (its worker thread starts with
+ * the first chunk) that the caller ends with tap_queue_free(), which first
+ * delivers every chunk pushed.  Chunks are copied in; the consumer gets a pointer valid for
  * the duration of its call.  The consumer runs on the worker with every
  * signal blocked, so signals keep reaching the relay's thread.
  */
@@ -23,8 +23,9 @@ typedef void (*tap_consumer)(int stream, const char *buf, size_t len, void *arg)
 
 struct tap_queue;
 
-/* NULL when the thread or the buffers cannot be had (the caller then
- * consumes synchronously). */
+/* NULL when the buffers cannot be had (the caller then consumes
+ * synchronously); a thread that cannot be had later has the pushing thread
+ * consume each chunk as it is pushed. */
 struct tap_queue *tap_queue_new(tap_consumer consume, void *arg);
 /* Copies len bytes in, in slot-sized pieces; blocks while the ring is full. */
 void tap_queue_push(struct tap_queue *q, int stream, const char *buf, size_t len);

@@ -2,6 +2,8 @@
  * worker, in order. */
 #include "unit.h"
 
+#include <dirent.h>
+
 #include "tapqueue.h"
 
 struct collected {
@@ -55,11 +57,50 @@ test_queue_delivers_in_order(void **state)
 	free(data);
 }
 
+/* The threads of this process, from /proc/self/task. */
+static int
+thread_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* A queue that is never given a byte starts no thread (a child that prints
+ * nothing costs none); the first chunk starts it. */
+static void
+test_queue_starts_its_thread_with_the_first_chunk(void **state)
+{
+	struct collected c = { .streams_in_order = true };
+	int before = thread_count();
+	struct tap_queue *q = tap_queue_new(collect, &c);
+
+	assert_non_null(q);
+	assert_int_equal(thread_count(), before);
+	tap_queue_free(q);
+	assert_int_equal(c.calls, 0);
+	q = tap_queue_new(collect, &c);
+	tap_queue_push(q, 0, "abc", 3);
+	assert_int_equal(thread_count(), before + 1);
+	tap_queue_free(q);
+	assert_int_equal(c.len, 3);
+	assert_memory_equal(c.buf, "abc", 3);
+	free(c.buf);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_queue_delivers_in_order),
+		cmocka_unit_test(test_queue_starts_its_thread_with_the_first_chunk),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
