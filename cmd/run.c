@@ -635,7 +635,7 @@ leave_screen(const struct child *c, const struct child_spec *spec)
 /* Spawns, relays and reaps; fills r with how the child ended. */
 static void
 run_child(const struct run_opts *o, const struct run_identity *id, struct child_spec *spec,
-    struct run_result *r)
+    struct run_breaker *b, struct run_result *r)
 {
 	struct child c;
 
@@ -649,6 +649,10 @@ run_child(const struct run_opts *o, const struct run_identity *id, struct child_
 	case SPAWN_OK:
 		break;
 	}
+	/* Started once the command runs, its thread is made while the command
+	 * starts up, not before (the running row was written before the spawn
+	 * with a whole TTL ahead of it). */
+	run_heartbeat_start(b);
 	setproctitle("%s (pid %d)", id->command, (int)c.pid);
 	if (spec->use_pty && isatty(STDIN_FILENO) && term_enter_raw(&run_term, STDIN_FILENO) == 0)
 		spec->term = &run_term;
@@ -787,9 +791,8 @@ run_attempt(struct run_ctx *x, struct run_result *r)
 		err(EXIT_INTERNAL, "signals");
 	clock_gettime(CLOCK_REALTIME, &r->started);
 	r->clock_started = run_clock(&x->b);
-	run_heartbeat_start(&x->b);
 	x->b.spawns++;
-	run_child(&x->o, &x->id, &spec, r);
+	run_child(&x->o, &x->id, &spec, &x->b, r);
 	clock_gettime(CLOCK_REALTIME, &r->ended);
 	r->clock_ended = run_clock(&x->b);
 	child_signals_release();
