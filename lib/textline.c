@@ -27,7 +27,12 @@
 #define IS_UPPER(c) ((unsigned)(unsigned char)(c) - 'A' < 26u)
 #define IS_LOWER(c) ((unsigned)(unsigned char)(c) - 'a' < 26u)
 #define IS_ALPHA(c) (IS_UPPER(c) || IS_LOWER(c))
-#define IS_IDENT(c) (IS_ALPHA(c) || IS_DIGIT(c) || (c) == '_')
+
+/* Bytes of an identifier: letters, digits, '_'. */
+static const unsigned char ident_byte[256] = {
+	['0' ... '9'] = 1, ['A' ... 'Z'] = 1, ['a' ... 'z'] = 1, ['_'] = 1,
+};
+#define IS_IDENT(c) (ident_byte[(unsigned char)(c)] != 0)
 
 /* Bytes of a first word: letters, digits, '_', '.', '-', '\''. */
 static const unsigned char word_byte[256] = {
@@ -83,12 +88,12 @@ skip_glyph(const char *p, const char *end, bool *gutter)
 	return NULL;
 }
 
-static bool
-stamp_byte(char c)
-{
-	return IS_DIGIT(c) || c == ':' || c == '.' || c == ',' || c == '-' || c == '+' ||
-	    c == 'T' || c == 'Z' || c == '/';
-}
+/* Bytes of a timestamp. */
+static const unsigned char stamp_bytes[256] = {
+	['0' ... '9'] = 1, [':'] = 1, ['.'] = 1, [','] = 1, ['-'] = 1, ['+'] = 1, ['T'] = 1,
+	['Z'] = 1, ['/'] = 1,
+};
+#define stamp_byte(c) (stamp_bytes[(unsigned char)(c)] != 0)
 
 /* "2026-11-30T11:59:58.204Z ", "2026-11-30 11:59:58,412 ", "[2026-11-30 11:59:58] ",
  * "11:59:58 ". */
@@ -122,16 +127,19 @@ skip_timestamp(const char *p, const char *end)
 
 struct word_rule {
 	const char *word;
+	size_t len;               /* of word */
 	enum strength strength;   /* ERROR: a label; NONE: a neutral lead */
 	bool plain;               /* the line is plain whatever follows */
 };
+#define WORD(w) w, sizeof(w) - 1
 
 /* Log levels, bare or bracketed. */
 static const struct word_rule levels[] = {
-	{ "ERROR", ERROR, false }, { "FATAL", ERROR, false }, { "CRITICAL", ERROR, false },
-	{ "ERR", ERROR, false }, { "WARN", NONE, false }, { "WARNING", NONE, false },
-	{ "INFO", NONE, true }, { "DEBUG", NONE, true }, { "TRACE", NONE, true },
-	{ "NOTICE", NONE, true },
+	{ WORD("ERROR"), ERROR, false }, { WORD("FATAL"), ERROR, false },
+	{ WORD("CRITICAL"), ERROR, false }, { WORD("ERR"), ERROR, false },
+	{ WORD("WARN"), NONE, false }, { WORD("WARNING"), NONE, false },
+	{ WORD("INFO"), NONE, true }, { WORD("DEBUG"), NONE, true }, { WORD("TRACE"), NONE, true },
+	{ WORD("NOTICE"), NONE, true },
 };
 
 /* "ERROR ", "[error] ", "WARN: "; returns past it, or NULL. */
@@ -154,8 +162,8 @@ skip_level(const char *p, const char *end, enum strength *label, bool *plain)
 	if (!bracket && !IS_UPPER(w[n - 1]))
 		return NULL;
 	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
-		if (levels[i].word[0] == up[0] && strncmp(levels[i].word, up, n) == 0 &&
-		    levels[i].word[n] == '\0') {
+		if (levels[i].len == n && levels[i].word[0] == up[0] &&
+		    memcmp(levels[i].word, up, n) == 0) {
 			*plain = levels[i].plain;
 			if (levels[i].strength > *label)
 				*label = levels[i].strength;
