@@ -5,8 +5,13 @@
  * repaired (Claude 2.1.74 wrote rate_limit_event into the middle of other
  * lines).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "classify_int.h"
 #include "textutil.h"
@@ -408,6 +413,74 @@ buffer_append(struct classifier *c, const char *s, size_t len)
 }
 
 /*
+ * The whole-chunk pass: one bit per byte for each '\n' and each ':' of a
+ * slice, 64 bytes at a time (SSE2 where the compiler has it), so that
+ * finding a line's end and a colon near its start cost no call per line.
+ */
+#define SCAN_SLICE 16384
+struct slice_bits {
+	uint64_t nl[SCAN_SLICE / 64];
+	uint64_t colon[SCAN_SLICE / 64];
+	uint64_t space[SCAN_SLICE / 64];
+};
+
+static void
+bits_build(struct slice_bits *b, const char *s, size_t len)
+{
+	size_t i = 0, w = 0;
+
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n'), colon = _mm_set1_epi8(':'), space = _mm_set1_epi8(' ');
+
+	for (; i + 64 <= len; i += 64, w++) {
+		uint64_t n = 0, c = 0, sp = 0;
+
+		for (int k = 0; k < 4; k++) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16 * k));
+
+			n |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) << (16 * k);
+			c |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, colon)) << (16 * k);
+			sp |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, space)) << (16 * k);
+		}
+		b->nl[w] = n;
+		b->colon[w] = c;
+		b->space[w] = sp;
+	}
+#endif
+	for (; i < len; i += 64, w++) {
+		uint64_t n = 0, c = 0, sp = 0;
+		size_t m = len - i < 64 ? len - i : 64;
+
+		for (size_t k = 0; k < m; k++) {
+			n |= (uint64_t)(s[i + k] == '\n') << k;
+			c |= (uint64_t)(s[i + k] == ':') << k;
+			sp |= (uint64_t)(s[i + k] == ' ') << k;
+		}
+		b->nl[w] = n;
+		b->colon[w] = c;
+		b->space[w] = sp;
+	}
+}
+
+/* The first '\n' at or after pos, or len. */
+static size_t
+next_nl(const uint64_t *nl, size_t pos, size_t len)
+{
+	size_t w = pos / 64, words = (len + 63) / 64;
+	uint64_t m;
+
+	if (pos >= len)
+		return len;
+	m = nl[w] & (~UINT64_C(0) << (pos % 64));
+	while (m == 0) {
+		if (++w >= words)
+			return len;
+		m = nl[w];
+	}
+	return w * 64 + (size_t)__builtin_ctzll(m);
+}
+
+/*
  * With nothing pending, does process_line only count this line as plain
  * text?  The same steps, in the same order, without their effects: a
  * blank line, JSON, a labelled body, a fence mark or any kind of line but
@@ -432,35 +505,80 @@ read_as_plain(struct classifier *c, const char *s, size_t len)
 }
 
 /*
+ * Is this line (of a slice, at bit off) only counted?  textline_quick_plain
+ * settles most lines by their first bytes; the rest take read_as_plain's
+ * steps.  textline_surely_plain, the older prefilter, still has the last
+ * word on the few lines it calls plain that process_line would not
+ * ("   case 1: { " with its trailing blank), so whole lines get the
+ * verdicts they always had.
+ */
+static bool
+only_counted(struct classifier *c, const char *s, size_t len, const struct textline_bits *b, size_t off)
+{
+	if (textline_quick_plain(s, len, b, off)) {
+#ifdef RLWRAP_CHECK_FAST_PATH
+		if (!read_as_plain(c, s, len))
+			abort();   /* the quick look called plain what the reader would not */
+#endif
+		return true;
+	}
+	return read_as_plain(c, s, len) || textline_surely_plain(s, len);
+}
+
+/* Counts the empty and plain lines a slice starts with; returns where the
+ * first line that needs reading, or the first unfinished line, starts. */
+static const char *
+plain_slice(struct classifier *c, const char *base, size_t len, bool *stopped)
+{
+	struct slice_bits bits;
+	const struct textline_bits tb = { bits.colon, bits.space };
+	size_t pos = 0, e;
+	long lineno = c->lineno, last_text = c->last_text_line;
+	bool gap = false;
+
+	bits_build(&bits, base, len);
+	while ((e = next_nl(bits.nl, pos, len)) < len) {
+		if (e == pos) {   /* what process_line does with an empty line */
+			lineno++;
+			gap = true;
+		} else if (only_counted(c, base + pos, e - pos, &tb, pos)) {
+			last_text = ++lineno;
+		} else {
+			*stopped = true;
+			break;
+		}
+		pos = e + 1;
+	}
+	if (last_text != c->last_text_line)
+		c->saw_text = true;
+	if (gap)
+		c->gap_after_cand = true;
+	c->lineno = lineno;
+	c->last_text_line = last_text;
+	return base + pos;
+}
+
+/*
  * While nothing is pending, a run of empty and plain lines is only counted,
- * in one tight loop (the common case of text output).  Returns where the
- * first line that needs reading starts.  textline_surely_plain, the older
- * prefilter, still has the last word on the few lines it calls plain that
- * process_line would not ("   case 1: { " with its trailing blank), so
- * whole lines get the verdicts they always had.
+ * slice by slice (the common case of text output).  Returns where the
+ * first line that needs reading starts; a line longer than a slice is left
+ * to the caller.
  */
 static const char *
 plain_run(struct classifier *c, const char *p, const char *end)
 {
-	const char *nl;
+	bool stopped = false;
 
 	if (c->cand.have || c->stash != NULL || c->doc != NULL || c->skipped != NULL ||
 	    c->text.in_fence || c->len != 0 || c->dropped != 0)
 		return p;
-	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		size_t n = (size_t)(nl - p);
+	while (!stopped && p < end) {
+		size_t len = (size_t)(end - p) < SCAN_SLICE ? (size_t)(end - p) : SCAN_SLICE;
+		const char *q = plain_slice(c, p, len, &stopped);
 
-		if (n == 0) {   /* what process_line does with an empty line */
-			c->lineno++;
-			c->gap_after_cand = true;
-		} else if (n < CLASSIFY_LINE_MAX &&
-		    (read_as_plain(c, p, n) || textline_surely_plain(p, n))) {
-			c->lineno++;
-			c->last_text_line = c->lineno;
-			c->saw_text = true;
-		} else
-			break;
-		p = nl + 1;
+		if (q == p || len < SCAN_SLICE)
+			return q;
+		p = q;
 	}
 	return p;
 }

@@ -19,7 +19,12 @@
  * Only the first TEXTLINE_HEAD_SPAN bytes are read, and most lines are
  * settled by their first word, so the cost per line is small and flat.
  */
+#include <stdint.h>
 #include <string.h>
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "textline.h"
 
@@ -88,12 +93,36 @@ skip_glyph(const char *p, const char *end, bool *gutter)
 	return NULL;
 }
 
-/* Bytes of a timestamp. */
+/* Bytes of a timestamp: '+' to ':' (the digits, ":.,-+/"), 'T' and 'Z'. */
 static const unsigned char stamp_bytes[256] = {
 	['0' ... '9'] = 1, [':'] = 1, ['.'] = 1, [','] = 1, ['-'] = 1, ['+'] = 1, ['T'] = 1,
 	['Z'] = 1, ['/'] = 1,
 };
 #define stamp_byte(c) (stamp_bytes[(unsigned char)(c)] != 0)
+
+/* Past the run of timestamp bytes at q, 16 at a time where SSE2 is. */
+static const char *
+skip_stamp_bytes(const char *q, const char *end)
+{
+#ifdef __SSE2__
+	const __m128i base = _mm_set1_epi8('+'), high = _mm_set1_epi8((char)0xf0);
+	const __m128i t = _mm_set1_epi8('T'), z = _mm_set1_epi8('Z'), zero = _mm_setzero_si128();
+
+	while (end - q >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
+		__m128i in_range = _mm_cmpeq_epi8(_mm_and_si128(_mm_sub_epi8(v, base), high), zero);
+		__m128i ok = _mm_or_si128(in_range, _mm_or_si128(_mm_cmpeq_epi8(v, t), _mm_cmpeq_epi8(v, z)));
+		unsigned bad = ~(unsigned)_mm_movemask_epi8(ok) & 0xffffu;
+
+		if (bad != 0)
+			return q + __builtin_ctz(bad);
+		q += 16;
+	}
+#endif
+	while (q < end && stamp_byte(*q))
+		q++;
+	return q;
+}
 
 /* "2026-11-30T11:59:58.204Z ", "2026-11-30 11:59:58,412 ", "[2026-11-30 11:59:58] ",
  * "11:59:58 ". */
@@ -108,8 +137,7 @@ skip_timestamp(const char *p, const char *end)
 	if (!(q[4] == '-' && q[7] == '-') && !(q[2] == ':' && q[5] == ':'))
 		return NULL;
 	for (int pieces = 0; pieces < 2; pieces++) {
-		while (q < end && stamp_byte(*q))
-			q++;
+		q = skip_stamp_bytes(q, end);
 		if (pieces == 0 && q + 1 < end && *q == ' ' && IS_DIGIT(q[1]) && q - start == 10)
 			q++;
 		else
@@ -142,13 +170,25 @@ static const struct word_rule levels[] = {
 	{ WORD("NOTICE"), NONE, true },
 };
 
+/* A level word of at most 8 letters, in capitals, as one number. */
+static uint64_t
+level_key(const char *w, size_t n)
+{
+	uint64_t key = 0;
+
+	for (size_t i = 0; i < n; i++)
+		key = key << 8 | (unsigned char)(IS_LOWER(w[i]) ? w[i] - 32 : w[i]);
+	return key;
+}
+
 /* "ERROR ", "[error] ", "WARN: "; returns past it, or NULL. */
 static const char *
 skip_level(const char *p, const char *end, enum strength *label, bool *plain)
 {
+	static uint64_t keys[sizeof(levels) / sizeof(levels[0])];
 	bool bracket = p < end && *p == '[';
 	const char *w = p + bracket, *q = w;
-	char up[10];
+	uint64_t key;
 	size_t n;
 
 	while (q < end && IS_ALPHA(*q) && q - w < 9)
@@ -156,14 +196,15 @@ skip_level(const char *p, const char *end, enum strength *label, bool *plain)
 	n = (size_t)(q - w);
 	if (n < 3 || n > 8 || (bracket ? q >= end || *q != ']' : q >= end || (*q != ' ' && *q != ':')))
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		up[i] = IS_LOWER(w[i]) ? (char)(w[i] - 32) : w[i];
 	/* A bare level is written in capitals; "Error:" is a label, not a level. */
 	if (!bracket && !IS_UPPER(w[n - 1]))
 		return NULL;
+	if (keys[0] == 0)
+		for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
+			keys[i] = level_key(levels[i].word, levels[i].len);
+	key = level_key(w, n);
 	for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++)
-		if (levels[i].len == n && levels[i].word[0] == up[0] &&
-		    memcmp(levels[i].word, up, n) == 0) {
+		if (keys[i] == key) {   /* the length is in the key: no level starts with a NUL */
 			*plain = levels[i].plain;
 			if (levels[i].strength > *label)
 				*label = levels[i].strength;
@@ -337,13 +378,38 @@ static const unsigned char head_first[256] = {
 	['u'] = 1,
 };
 
+#define K3(a, b, c) ((uint32_t)(unsigned char)(a) | (uint32_t)(unsigned char)(b) << 8 | \
+	(uint32_t)(unsigned char)(c) << 16)
+
+/* Can the line start with one of head_words or "HTTP/"?  By their first
+ * three bytes (keep in step with head_words), "5" by what follows it. */
+static bool
+head_prefix(const char *s, size_t len)
+{
+	if (s[0] == '5')
+		return len == 1 || s[1] == ' ' || s[1] == '-';
+	if (len < 3 || !head_first[(unsigned char)s[0]])
+		return false;
+	switch (K3(s[0], s[1], s[2])) {
+	case K3('Y', 'o', 'u'): case K3('N', 'o', 't'): case K3('E', 'R', 'R'): case K3('R', 'a', 't'):
+	case K3('T', 'h', 'i'): case K3('W', 'A', 'R'): case K3('Q', 'u', 'o'): case K3('W', 'e', '\''):
+	case K3('U', 's', 'a'): case K3('F', 'A', 'T'): case K3('C', 'l', 'a'): case K3('C', 'r', 'e'):
+	case K3('s', 't', 'r'): case K3('F', 'a', 'i'): case K3('S', 'o', 'r'): case K3('R', 'e', 'q'):
+	case K3('I', 'n', 'v'): case K3('e', 'x', 'c'): case K3('S', 'e', 'l'): case K3('C', 'R', 'I'):
+	case K3('u', 'n', 'e'): case K3('H', 'T', 'T'):
+		return true;
+	default:
+		return false;
+	}
+}
+
 static bool
 is_head_word(const char *s, size_t len)
 {
 	size_t n = 0;
 	const char *w;
 
-	if (!head_first[(unsigned char)s[0]])
+	if (!head_prefix(s, len))
 		return false;
 	while (n < len && n < 12 && s[n] != ' ')
 		n++;
@@ -643,6 +709,177 @@ worth_reading(const char *s, size_t len)
 	if (s[n] != ' ' && s[n] != ',' && (unsigned char)s[n] != 0xe2)
 		return false;
 	return is_head_word(s, len) || memchr(s + n, ':', len - n < 96 ? len - n : 96) != NULL;
+}
+
+/* ---- the hot loop's first look ---- */
+
+/* The first of the bits [from, to) that is set, or to. */
+static size_t
+first_bit(const uint64_t *bits, size_t from, size_t to)
+{
+	while (from < to) {
+		uint64_t m = bits[from / 64] >> (from % 64);
+
+		if (m != 0) {
+			size_t at = from + (size_t)__builtin_ctzll(m);
+
+			return at < to ? at : to;
+		}
+		from = (from / 64 + 1) * 64;
+	}
+	return to;
+}
+
+/*
+ * worth_reading without reading the word: a line whose first word is no
+ * head word's start, with a blank on it and no colon up to 96 bytes past
+ * that blank.  (The word ends at that blank or before it, so no colon is
+ * within 96 bytes past the word either.)  Or the line is plain to
+ * head_kind at once.
+ */
+static bool
+plain_word_line(const char *s, size_t len, const struct textline_bits *b, size_t off)
+{
+	size_t blank, reach;
+
+	if (head_prefix(s, len))
+		return false;
+	/* Starting in lower case, only a label, component, header or "failed"
+	 * phrase could make a line more than plain, and each has a colon. */
+	if ((IS_LOWER(s[0]) || s[0] == '_') && first_bit(b->colon, off, off + len) == off + len)
+		return true;
+	if ((blank = first_bit(b->space, off, off + len) - off) == len)
+		return false;
+	reach = len < blank + 96 ? len : blank + 96;
+	return first_bit(b->colon, off, off + reach) == off + reach;
+}
+
+/*
+ * "I1130 11:59:58.204 server.go:12] ...": a first word of letters, digits
+ * and '_' with a digit in it, then a blank.  No step of head_kind takes
+ * such a word (no level, label, component, header, banner or status is
+ * one) but "words failed:" at the first colon.
+ */
+static bool
+plain_numbered_word(const char *s, size_t len, const struct textline_bits *b, size_t off)
+{
+	size_t n = 0, colon;
+	bool digit = false;
+
+	while (n < len && IS_IDENT(s[n])) {
+		digit |= IS_DIGIT(s[n]);
+		n++;
+	}
+	if (!digit || n == len || s[n] != ' ')
+		return false;
+	colon = first_bit(b->colon, off, off + (len < 80 ? len : 80)) - off;
+	return colon == (len < 80 ? len : 80) || colon < 8 || memcmp(s + colon - 7, " failed", 7) != 0;
+}
+
+/* worth_reading for a line that starts with a letter or '_', with the
+ * colon search answered by the caller's colon bits. */
+static bool
+word_worth_reading(const char *s, size_t len, const struct textline_bits *b, size_t off)
+{
+	size_t n = 1;
+
+	while (n < len && IS_WORD(s[n]))
+		n++;
+	if (n == len || s[n] == ':')
+		return true;
+	if (s[n] == '/' && n == 4 && memcmp(s, "HTTP", 4) == 0)
+		return true;
+	if (s[n] != ' ' && s[n] != ',' && (unsigned char)s[n] != 0xe2)
+		return false;
+	return is_head_word(s, len) ||
+	    first_bit(b->colon, off + n, off + (len - n < 96 ? len : n + 96)) < off + (len - n < 96 ? len : n + 96);
+}
+
+/* A log line that its level makes plain ("2026-11-30T11:59:58Z INFO ...",
+ * "[DEBUG] ..."): the first steps of head_kind, which stops there. */
+static bool
+quiet_log(const char *s, size_t len)
+{
+	const char *p = s, *end = s + (len < TEXTLINE_HEAD_SPAN ? len : TEXTLINE_HEAD_SPAN), *q;
+	enum strength label = NONE;
+	bool plain = false;
+
+	if ((IS_DIGIT(*p) || *p == '[') && (q = skip_timestamp(p, end)) != NULL)
+		p = q;
+	/* The usual levels, as skip_level takes them, without its table. */
+	if (end - p > 5 && (memcmp(p, "DEBUG", 5) == 0 || memcmp(p, "TRACE", 5) == 0) &&
+	    (p[5] == ' ' || p[5] == ':'))
+		return true;
+	if (end - p > 4 && memcmp(p, "INFO", 4) == 0 && (p[4] == ' ' || p[4] == ':'))
+		return true;
+	return p < end && (IS_UPPER(*p) || *p == '[') && skip_level(p, end, &label, &plain) != NULL &&
+	    plain;
+}
+
+/* What the last byte of a line may not be for textline_quick_plain to
+ * settle it: a body opening ('{', '['), a blank, a carriage return. */
+static const unsigned char unsure_last[256] = {
+	['{'] = 1, ['['] = 1, [' '] = 1, ['\t'] = 1, ['\r'] = 1,
+};
+
+/* Can a line starting with '[' be JSON (classify_lines.c reads it as such)? */
+static bool
+bracket_json(const char *s, size_t len)
+{
+	return len < 2 || s[1] == '{' || s[1] == '[' ||
+	    (s[len - 1] == ']' && s[1] != '\0' && strchr(" \t\"]-0123456789tfn", s[1]) != NULL);
+}
+
+/* How textline_quick_plain goes on from a line's first byte (after its
+ * blanks). */
+enum first_class { FIRST_PLAIN, FIRST_UNSURE, FIRST_BLANK, FIRST_WORD, FIRST_DIGIT,
+	FIRST_BRACKET, FIRST_HIGH };
+static const unsigned char first_class[256] = {
+	[' '] = FIRST_BLANK, ['\t'] = FIRST_BLANK,
+	['`'] = FIRST_UNSURE, ['~'] = FIRST_UNSURE, ['{'] = FIRST_UNSURE, ['<'] = FIRST_UNSURE,
+	['A' ... 'Z'] = FIRST_WORD, ['a' ... 'z'] = FIRST_WORD, ['_'] = FIRST_WORD,
+	['0' ... '9'] = FIRST_DIGIT, ['['] = FIRST_BRACKET, [0xc2 ... 0xff] = FIRST_HIGH,
+};
+
+/* textline_quick_plain past the blanks (i of them, at most 2). */
+static bool
+quick_first(const char *s, size_t len, size_t i, const struct textline_bits *b, size_t off)
+{
+	bool gutter;
+
+	switch (first_class[(unsigned char)s[i]]) {
+	case FIRST_PLAIN:
+		return true;
+	case FIRST_WORD:
+		return plain_word_line(s + i, len - i, b, off + i) ||
+		    !word_worth_reading(s + i, len - i, b, off + i) ||
+		    plain_numbered_word(s + i, len - i, b, off + i);
+	case FIRST_DIGIT:
+		return !worth_reading(s + i, len - i) || quiet_log(s + i, len - i);
+	case FIRST_BRACKET:   /* "[ 42%] Building ...", "[2026-11-30 11:59:58] INFO ..." */
+		return !bracket_json(s + i, len - i) &&
+		    (!worth_reading(s + i, len - i) || quiet_log(s + i, len - i));
+	case FIRST_HIGH:
+		return skip_glyph(s + i, s + len, &gutter) == NULL;
+	default:
+		return false;
+	}
+}
+
+bool
+textline_quick_plain(const char *s, size_t len, const struct textline_bits *b, size_t off)
+{
+	size_t i = 0;
+
+	if (len == 0 || unsure_last[(unsigned char)s[len - 1]])
+		return false;
+	if (first_class[(unsigned char)s[0]] != FIRST_BLANK)
+		return quick_first(s, len, 0, b, off);
+	while (s[i] == ' ' || s[i] == '\t')   /* the last byte is no blank */
+		i++;
+	if (i > 2)
+		return first_class[(unsigned char)s[i]] != FIRST_UNSURE && s[i] != '[';
+	return first_class[(unsigned char)s[i]] != FIRST_BLANK && quick_first(s, len, i, b, off);
 }
 
 enum textline_kind

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum textline_kind {
 	TEXTLINE_PLAIN,    /* prose, code, test output, logs, quotes: never a failure */
@@ -44,6 +45,23 @@ enum textline_kind textline_kind(struct textline_state *st, const char *s, size_
  * no JSON, no body opening at its end), so a reader can count it and go on.
  */
 bool textline_surely_plain(const char *s, size_t len);
+
+/* What a whole-chunk pass found: bit k is set when byte k of the caller's
+ * buffer is a ':' (colon), a ' ' (space). */
+struct textline_bits {
+	const uint64_t *colon;
+	const uint64_t *space;
+};
+
+/*
+ * The hot loop's first look at a whole line (leading blanks and all, no
+ * line end), read with no code block open: true only when the line is
+ * plain by every step a reader takes (not blank, no JSON, no body opening
+ * at its end, no fence mark, textline_kind says TEXTLINE_PLAIN or it is
+ * indented past 2 blanks); false when it cannot tell cheaply.  Settled by
+ * first bytes, first word, last byte and b, the line starting at bit off.
+ */
+bool textline_quick_plain(const char *s, size_t len, const struct textline_bits *b, size_t off);
 
 /*
  * Is a line that follows a failure line ordinary output, a sign that the

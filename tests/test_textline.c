@@ -147,6 +147,58 @@ test_textline_unquoted_body(void **state)
 	assert_string_equal(out, "You've hit it");
 }
 
+/* textline_quick_plain on one line: its colon and blank bits built here. */
+static bool
+quick_plain(const char *line)
+{
+	uint64_t colon[8] = { 0 }, space[8] = { 0 };
+	const struct textline_bits bits = { colon, space };
+	size_t len = strlen(line);
+
+	assert_true(len < 512);
+	for (size_t i = 0; i < len; i++) {
+		colon[i / 64] |= (uint64_t)(line[i] == ':') << (i % 64);
+		space[i / 64] |= (uint64_t)(line[i] == ' ') << (i % 64);
+	}
+	return textline_quick_plain(line, len, &bits, 0);
+}
+
+/* The quick look settles the common plain lines, never a failure line,
+ * and never calls plain what textline_kind would not. */
+static void
+test_textline_quick_plain(void **state)
+{
+	static const char *const plain[] = {
+		"cc -O2 -Wall -c src/app.ts -o src/app.o", "[ 42%] Building C object CMakeFiles/app.dir/a.o",
+		"test_rate_limit_exceeded_returns_429 ... ok", "ok", "done", "}}", "+    retries += 1",
+		"2026-11-30T11:07:07.120Z INFO worker: processed 12 jobs",
+		"2026-11-30 11:07:09,412 DEBUG limiter: tokens=12 refill=10/s",
+		"I1130 11:07:01.000 server.go:12] listening on :8080",
+		"\xe2\x9c\x93 handles overloaded upstream (12 ms)", "make[2]: Leaving directory '/build/src'",
+		"The API returns 429 Too Many Requests when the bucket is empty.", "    Error: 429",
+	};
+	static const char *const unsure[] = {
+		"You've hit your limit \xc2\xb7 resets 3pm (America/New_York)", "Error: 429 Too Many Requests",
+		"error: rate limited", "Claude AI usage limit reached|1796047200", "429 Too Many Requests",
+		"I1130 llm call failed: 429 Too Many Requests", "[API Error: quota exhausted]",
+		"2026-11-30T11:07:07.120Z ERROR llm: 429", "stream disconnected before completion: x",
+		"Quota exceeded for quota metric 'x'", "HTTP/1.1 429",
+		"\xe2\x8e\xbf  Error: 429", "```", "{\"type\":\"result\"}", "[1, 2]", "llm: Error: 429",
+		"Error: {", "retry-after: 30", "5-hour limit reached \xc2\xb7 resets 2am",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++) {
+		if (!quick_plain(plain[i]))
+			fail_msg("not settled as plain: %s", plain[i]);
+		if (kind_of(plain[i]) != TEXTLINE_PLAIN)
+			fail_msg("settled, but not plain: %s", plain[i]);
+	}
+	for (size_t i = 0; i < sizeof(unsure) / sizeof(unsure[0]); i++)
+		if (quick_plain(unsure[i]))
+			fail_msg("settled as plain: %s", unsure[i]);
+}
+
 int
 main(void)
 {
@@ -157,6 +209,7 @@ main(void)
 		cmocka_unit_test(test_textline_fences),
 		cmocka_unit_test(test_textline_headers_and_ordinary),
 		cmocka_unit_test(test_textline_unquoted_body),
+		cmocka_unit_test(test_textline_quick_plain),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
