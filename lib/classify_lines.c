@@ -433,18 +433,18 @@ bits_build(struct slice_bits *b, const char *s, size_t len)
 	const __m128i nl = _mm_set1_epi8('\n'), colon = _mm_set1_epi8(':'), space = _mm_set1_epi8(' ');
 
 	for (; i + 64 <= len; i += 64, w++) {
-		uint64_t n = 0, c = 0, sp = 0;
+		const __m128i *at = (const __m128i *)(const void *)(s + i);
+		__m128i v0 = _mm_loadu_si128(at), v1 = _mm_loadu_si128(at + 1);
+		__m128i v2 = _mm_loadu_si128(at + 2), v3 = _mm_loadu_si128(at + 3);
 
-		for (int k = 0; k < 4; k++) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + i + 16 * k));
-
-			n |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, nl)) << (16 * k);
-			c |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, colon)) << (16 * k);
-			sp |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, space)) << (16 * k);
-		}
-		b->nl[w] = n;
-		b->colon[w] = c;
-		b->space[w] = sp;
+#define BITS64(x) ((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, x)) | \
+	(uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, x)) << 16 | \
+	(uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, x)) << 32 | \
+	(uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, x)) << 48)
+		b->nl[w] = BITS64(nl);
+		b->colon[w] = BITS64(colon);
+		b->space[w] = BITS64(space);
+#undef BITS64
 	}
 #endif
 	for (; i < len; i += 64, w++) {

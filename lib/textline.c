@@ -77,6 +77,10 @@ static const char *const glyphs[] = {
 static const char *
 skip_glyph(const char *p, const char *end, bool *gutter)
 {
+	/* Every glyph starts with C3 97 or E2 followed by 8E, 96, 9A or 9C. */
+	if (end - p < 2 || (p[0] != '\xe2' && p[0] != '\xc3') ||
+	    (p[0] == '\xe2' && p[1] != '\x8e' && p[1] != '\x96' && p[1] != '\x9a' && p[1] != '\x9c'))
+		return NULL;
 	for (size_t i = 0; i < sizeof(glyphs) / sizeof(glyphs[0]); i++) {
 		const char *g = glyphs[i];
 		size_t n = g[0] == '\xc3' ? 2 : 3;
@@ -675,6 +679,12 @@ head_kind(const char *s, size_t len, size_t *body)
 	return TEXTLINE_PLAIN;
 }
 
+/* What may follow '[' at the start of a shape: "AEeWwFfC0123456789". */
+static const unsigned char after_bracket[256] = {
+	['A'] = 1, ['E'] = 1, ['e'] = 1, ['W'] = 1, ['w'] = 1, ['F'] = 1, ['f'] = 1, ['C'] = 1,
+	['0' ... '9'] = 1,
+};
+
 /*
  * The prefilter: can the line be anything but plain?  Every shape starts
  * with a letter, a digit, '[', '<' or a screen glyph, and either has a
@@ -690,10 +700,10 @@ worth_reading(const char *s, size_t len)
 	if (c >= 0xc2 || c == '<')
 		return true;
 	if (c == '[')   /* "[API Error:", "[ERROR]", "[warn]", "[2026-11-30 ...]" */
-		return len > 1 && strchr("AEeWwFfC0123456789", s[1]) != NULL && s[1] != '\0';
+		return len > 1 && after_bracket[(unsigned char)s[1]];
 	if (IS_DIGIT(c))   /* a timestamp, "429 ...", "5-hour limit" */
-		return len > 3 && ((IS_DIGIT(s[1]) && IS_DIGIT(s[2]) && strchr(" :{", s[3]) != NULL &&
-		    s[3] != '\0') || (len > 7 && s[4] == '-' && s[7] == '-') ||
+		return len > 3 && ((IS_DIGIT(s[1]) && IS_DIGIT(s[2]) &&
+		    (s[3] == ' ' || s[3] == ':' || s[3] == '{')) || (len > 7 && s[4] == '-' && s[7] == '-') ||
 		    (len > 5 && s[2] == ':' && s[5] == ':') || s[1] == '-' || s[1] == ' ');
 	if (!IS_ALPHA(c) && c != '_')
 		return false;
