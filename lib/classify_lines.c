@@ -462,24 +462,6 @@ bits_build(struct slice_bits *b, const char *s, size_t len)
 	}
 }
 
-/* The first '\n' at or after pos, or len. */
-static size_t
-next_nl(const uint64_t *nl, size_t pos, size_t len)
-{
-	size_t w = pos / 64, words = (len + 63) / 64;
-	uint64_t m;
-
-	if (pos >= len)
-		return len;
-	m = nl[w] & (~UINT64_C(0) << (pos % 64));
-	while (m == 0) {
-		if (++w >= words)
-			return len;
-		m = nl[w];
-	}
-	return w * 64 + (size_t)__builtin_ctzll(m);
-}
-
 /*
  * With nothing pending, does process_line only count this line as plain
  * text?  The same steps, in the same order, without their effects: a
@@ -532,23 +514,26 @@ plain_slice(struct classifier *c, const char *base, size_t len, bool *stopped)
 {
 	struct slice_bits bits;
 	const struct textline_bits tb = { bits.colon, bits.space };
-	size_t pos = 0, e;
+	size_t pos = 0;
 	long lineno = c->lineno, last_text = c->last_text_line;
 	bool gap = false;
 
 	bits_build(&bits, base, len);
-	while ((e = next_nl(bits.nl, pos, len)) < len) {
-		if (e == pos) {   /* what process_line does with an empty line */
-			lineno++;
-			gap = true;
-		} else if (only_counted(c, base + pos, e - pos, &tb, pos)) {
-			last_text = ++lineno;
-		} else {
-			*stopped = true;
-			break;
+	for (size_t w = 0; w < (len + 63) / 64 && !*stopped; w++)
+		for (uint64_t m = bits.nl[w]; m != 0; m &= m - 1) {   /* each line end in turn */
+			size_t e = w * 64 + (size_t)__builtin_ctzll(m);
+
+			if (e == pos) {   /* what process_line does with an empty line */
+				lineno++;
+				gap = true;
+			} else if (only_counted(c, base + pos, e - pos, &tb, pos)) {
+				last_text = ++lineno;
+			} else {
+				*stopped = true;
+				break;
+			}
+			pos = e + 1;
 		}
-		pos = e + 1;
-	}
 	if (last_text != c->last_text_line)
 		c->saw_text = true;
 	if (gap)

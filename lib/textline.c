@@ -883,13 +883,11 @@ textline_quick_plain(const char *s, size_t len, const struct textline_bits *b, s
 
 	if (len == 0 || unsure_last[(unsigned char)s[len - 1]])
 		return false;
-	if (first_class[(unsigned char)s[0]] != FIRST_BLANK)
-		return quick_first(s, len, 0, b, off);
 	while (s[i] == ' ' || s[i] == '\t')   /* the last byte is no blank */
 		i++;
 	if (i > 2)
 		return first_class[(unsigned char)s[i]] != FIRST_UNSURE && s[i] != '[';
-	return first_class[(unsigned char)s[i]] != FIRST_BLANK && quick_first(s, len, i, b, off);
+	return quick_first(s, len, i, b, off);
 }
 
 enum textline_kind
