@@ -3,10 +3,11 @@
 # /dev/null`, run alternately (bench/paired.c), on two 300 MiB streams: a
 # Claude-like mix (assistant text, tool results, a rate-limit event every
 # hundred lines or so) and the heartbeat-per-turn Claude stream
-# (gen-claude-stream.py --heartbeat).  Each with the machine otherwise idle
-# and with one core busy (a spinning shell).  Goal (docs/design.md section
-# 9): the wrapper's wall time at most 1.10x the pipe's, median of the
-# paired ratios.
+# (gen-claude-stream.py --heartbeat).  Each with the machine otherwise idle,
+# with one core busy (a spinning shell), and with both commands confined to
+# one CPU (taskset -c 0: what one free core costs, whatever the scheduler
+# does with the busy one).  Goal (docs/design.md section 9): the wrapper's
+# wall time at most 1.10x the pipe's, median of the paired ratios.
 #   bench/passthrough.sh [RUNS]        (RLWRAP, BENCH_DIR override defaults)
 set -eu
 . "$(dirname "$0")/common.sh"
@@ -53,20 +54,23 @@ measure() {
 	mib=$(($(stat -c %s "$f") / 1048576))
 	cat "$f" > /dev/null   # warm the page cache
 	[ "$mode" = busy ] && busy_start
-	local l=$(load)
-	out=$("$paired" "$runs" 0 0 sh -c 'cat "$1" | cat > /dev/null' _ "$f" \
+	local l=$(load) pin=""
+	[ "$mode" = onecpu ] && pin="taskset -c 0"
+	out=$($pin "$paired" "$runs" 0 0 sh -c 'cat "$1" | cat > /dev/null' _ "$f" \
 	    --- sh -c '"$1" -- cat "$2" > /dev/null' _ "$RLWRAP" "$f")
 	[ "$mode" = busy ] && busy_stop
 	set -- $out
 	awk -v n="$name" -v m="$mode" -v mib="$mib" -v p="$1" -v w="$2" -v cp="$4" -v cw="$5" -v r="$7" -v l="$l" -v k="$runs" 'BEGIN {
-		printf "%-9s %-5s %4d MiB: pipe %7.1f ms (%5.0f MiB/s, CPU %6.1f ms), rlwrap %7.1f ms (%5.0f MiB/s, CPU %6.1f ms); ratio %.3f (goal <= 1.10: %s); %d pairs, load %s\n",
+		printf "%-9s %-6s %4d MiB: pipe %7.1f ms (%5.0f MiB/s, CPU %6.1f ms), rlwrap %7.1f ms (%5.0f MiB/s, CPU %6.1f ms); ratio %.3f (goal <= 1.10: %s); %d pairs, load %s\n",
 			n, m, mib, p, mib / (p / 1000), cp, w, mib / (w / 1000), cw, r, r <= 1.10 ? "ok" : "OVER", k, l
 		printf "RESULT passthrough_%s_%s mib=%d pipe_ms=%s wrap_ms=%s pipe_cpu_ms=%s wrap_cpu_ms=%s ratio=%s pipe_mibs=%.0f wrap_mibs=%.0f\n",
 			n, m, mib, p, w, cp, cw, r, mib / (p / 1000), mib / (w / 1000) }'
 }
 
 trap busy_stop EXIT
-for mode in idle busy; do
+modes="idle busy"
+command -v taskset > /dev/null && modes="$modes onecpu"
+for mode in $modes; do
 	measure mix "$mix" "$mode"
 	measure claude-hb "$hb" "$mode"
 done
