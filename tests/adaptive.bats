@@ -8,19 +8,12 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 setup() {
-	common_setup
-	cd "$BATS_TEST_TMPDIR" || return 1
-	PROVIDER="$BATS_TEST_DIRNAME/fake-provider"
-	export FAKE_LIMIT=100000000 FAKE_WINDOW=60 FAKE_LEDGER="$BATS_TEST_TMPDIR/ledger"
-	export FAKE_LOG="$BATS_TEST_TMPDIR/provider.log"
+	provider_setup 100000000 60
 }
 
 teardown() {
-	local pid
-	for pid in $(jobs -p); do kill -9 "$pid" 2>/dev/null || true; done
+	kill_background
 }
-
-count_429() { grep -c '^429 ' "$FAKE_LOG" || true; }
 
 # eight OPTIONS...: 8 runs at once of 0.5 s each; FAILED counts those that
 # did not exit 0.

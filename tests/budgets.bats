@@ -9,19 +9,12 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 setup() {
-	common_setup
-	cd "$BATS_TEST_TMPDIR" || return 1
-	PROVIDER="$BATS_TEST_DIRNAME/fake-provider"
-	export FAKE_LIMIT=30000 FAKE_WINDOW=6 FAKE_LEDGER="$BATS_TEST_TMPDIR/ledger"
-	export FAKE_LOG="$BATS_TEST_TMPDIR/provider.log"
+	provider_setup 30000 6
 }
 
 teardown() {
-	local pid
-	for pid in $(jobs -p); do kill -9 "$pid" 2>/dev/null || true; done
+	kill_background
 }
-
-count_429() { grep -c '^429 ' "$FAKE_LOG" || true; }
 
 # eight OPTIONS...: 8 runs at once of 4125..5000 tokens (36500 in all);
 # sets ELAPSED (seconds) and FAILED (how many did not exit 0).

@@ -53,6 +53,27 @@ db() {
 	fi
 }
 
+# provider_setup LIMIT WINDOW: common_setup in the test's own directory,
+# with tests/fake-provider as $PROVIDER, allowing LIMIT tokens per WINDOW
+# seconds across processes; its ledger and its log ($FAKE_LOG, one line per
+# answer) are the test's.
+provider_setup() {
+	common_setup
+	cd "$BATS_TEST_TMPDIR" || return 1
+	PROVIDER="$BATS_TEST_DIRNAME/fake-provider"
+	export FAKE_LIMIT="$1" FAKE_WINDOW="$2" FAKE_LEDGER="$BATS_TEST_TMPDIR/ledger"
+	export FAKE_LOG="$BATS_TEST_TMPDIR/provider.log"
+}
+
+# How many times the fake provider answered 429.
+count_429() { grep -c '^429 ' "$FAKE_LOG" || true; }
+
+# kill_background: the test's background runs, gone before the next test.
+kill_background() {
+	local pid
+	for pid in $(jobs -p); do kill -9 "$pid" 2>/dev/null || true; done
+}
+
 # common_setup, plus the fake agents on PATH and the test's own directory
 # as cwd; T0 is $NOW in epoch seconds.
 agent_setup() {

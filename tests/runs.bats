@@ -28,9 +28,8 @@ setup() {
 }
 
 teardown() {
-	# Whatever a test left running (only its own children).
 	local pid
-	for pid in $(jobs -p); do kill -9 "$pid" 2>/dev/null || true; done
+	kill_background
 	if [ -s "$AGENT_LOG" ]; then
 		awk '$1 == "start" { print $3 }' "$AGENT_LOG" | while read -r pid; do
 			kill -TERM "$pid" 2>/dev/null || true

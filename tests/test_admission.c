@@ -9,21 +9,9 @@
 #include "breaker.h"
 #include "history.h"
 #include "store.h"
+#include "unit_store.h"
 
 #define TTL 90.0
-
-static struct store *
-open_store(const char *name)
-{
-	struct store_options opts = { .busy_timeout_ms = 1000 };
-	struct store_error err;
-	struct store *store;
-
-	snprintf(opts.path, sizeof(opts.path), "%s/%s.db", tmpdir, name);
-	if (!store_open(&opts, &store, &err))
-		fail_msg("open: %s", err.message);
-	return store;
-}
 
 /* This process, as seen from a host of its own: every other admission in
  * a test judges it by its heartbeat, and it judges itself by its pid. */
@@ -142,7 +130,7 @@ test_owner_live(void **state)
 static void
 test_no_limit_starts_at_once(void **state)
 {
-	struct store *store = open_store("nolimit");
+	struct store *store = open_store("nolimit.db");
 	struct admission a = waiter("h1", 0);
 	struct running_run *rows;
 	struct store_error err;
@@ -165,7 +153,7 @@ test_no_limit_starts_at_once(void **state)
 static void
 test_first_come_first_served(void **state)
 {
-	struct store *store = open_store("fifo");
+	struct store *store = open_store("fifo.db");
 	struct admission a = waiter("ha", 2), b = waiter("hb", 2), c = waiter("hc", 2), d = waiter("hd", 2);
 	long long ida = 0, idb = 0, idc = 0, idd = 0;
 	struct store_error err;
@@ -201,7 +189,7 @@ test_first_come_first_served(void **state)
 static void
 test_dead_waiter_leaves_the_queue(void **state)
 {
-	struct store *store = open_store("deadwaiter");
+	struct store *store = open_store("deadwaiter.db");
 	struct admission a = waiter("ha", 1), b = waiter("hb", 1), c = waiter("hc", 1);
 	long long ida = 0, idb = 0, idc = 0;
 	struct slot_ticket *tickets;
@@ -240,7 +228,7 @@ test_dead_waiter_leaves_the_queue(void **state)
 static void
 test_adaptive_limit_moves(void **state)
 {
-	struct store *store = open_store("adaptive");
+	struct store *store = open_store("adaptive.db");
 	struct store_error err;
 	struct adaptive_limit l;
 

@@ -7,6 +7,7 @@
 #include "breaker.h"
 #include "conf.h"
 #include "store.h"
+#include "unit_store.h"
 
 static void
 test_escalation_and_cap(void **state)
@@ -106,47 +107,6 @@ test_period_quota_does_not_flap(void **state)
 		assert_true(m.resets_at == now + 41);
 		now = m.resets_at + 1;
 	}
-}
-
-static struct store *
-open_store(const char *name)
-{
-	struct store_options opts = { .busy_timeout_ms = 2000, .keep_runs = 10000, .keep_days = 30 };
-	struct store_error err;
-	struct store *store;
-
-	snprintf(opts.path, sizeof(opts.path), "%s/%s", tmpdir, name);
-	if (!store_open(&opts, &store, &err))
-		fail_msg("store_open: %s", err.message);
-	return store;
-}
-
-static void
-signal_of(struct fail_signal *sig, enum reason reason, const char *scope, double resets_at)
-{
-	signal_init(sig);
-	sig->reason = reason;
-	sig->confidence = 1.0;
-	sig->terminal = true;
-	strlcpy(sig->family, "claude", sizeof(sig->family));
-	strlcpy(sig->scope, reason == REASON_NONE ? "" : scope, sizeof(sig->scope));
-	sig->resets_at = resets_at;
-	sig->reset_source = resets_at > 0 ? RESET_SRC_PROVIDER : RESET_SRC_NONE;
-}
-
-static struct record_outcome
-record(struct store *store, const struct config *cfg, const char *account, const char *model,
-    const struct fail_signal *sig, double started, double ended, const struct probe_lease *holder)
-{
-	struct run_report run = { .account = account, .family = "claude", .model = model, .source = "wrap",
-		.started_at = started, .ended_at = ended, .exit_code = 1, .usage = { -1, -1, -1 },
-		.holder = holder };
-	struct record_outcome out;
-	struct store_error err;
-
-	if (!breaker_record_run(store, cfg, &run, sig, &out, &err))
-		fail_msg("record: %s", err.message);
-	return out;
 }
 
 static struct gate_decision

@@ -4,21 +4,7 @@
 
 #include "budget.h"
 #include "store.h"
-
-#define NOW 1796040000.0
-
-static struct store *
-open_store(const char *name)
-{
-	struct store_options opts = { .busy_timeout_ms = 1000 };
-	struct store_error err;
-	struct store *store;
-
-	snprintf(opts.path, sizeof(opts.path), "%s/%s.db", tmpdir, name);
-	if (!store_open(&opts, &store, &err))
-		fail_msg("open: %s", err.message);
-	return store;
-}
+#include "unit_store.h"
 
 static struct budget_look
 look(struct store *store, const struct budget_key *key, double now, double tokens)
@@ -65,7 +51,7 @@ test_budget_lines_parse(void **state)
 static void
 test_model_scoped_budgets(void **state)
 {
-	struct store *store = open_store("model");
+	struct store *store = open_store("model.db");
 	struct budget all[] = {
 		{ BUDGET_TOKENS, 10000, 60, "gpt-4o" }, { BUDGET_TOKENS, 30000, 60, "" },
 	};
@@ -104,7 +90,7 @@ test_model_scoped_budgets(void **state)
 static void
 test_expired_rows_counted_and_pruned(void **state)
 {
-	struct store *store = open_store("prune");
+	struct store *store = open_store("prune.db");
 	struct budget bg[] = { { BUDGET_RUNS, 5, 60, "" } };
 	struct budget_key key = { "default", "claude", bg, 1 };
 	struct store_error err;
@@ -128,7 +114,7 @@ test_expired_rows_counted_and_pruned(void **state)
 static void
 test_window_slides_and_says_when(void **state)
 {
-	struct store *store = open_store("slide");
+	struct store *store = open_store("slide.db");
 	struct budget bg[] = { { BUDGET_TOKENS, 30000, 60, "" }, { BUDGET_RUNS, 10, 60, "" } };
 	struct budget_key key = { "default", "claude", bg, 2 };
 	struct store_error err;
@@ -159,7 +145,7 @@ test_window_slides_and_says_when(void **state)
 static void
 test_runs_and_dollars(void **state)
 {
-	struct store *store = open_store("units");
+	struct store *store = open_store("units.db");
 	struct budget bg[] = { { BUDGET_RUNS, 2, 10, "" }, { BUDGET_USD, 1, 3600, "" } };
 	struct budget_key key = { "default", "codex", bg, 2 };
 	struct store_error err;
@@ -189,7 +175,7 @@ test_runs_and_dollars(void **state)
 static void
 test_bigger_than_the_budget_runs_alone(void **state)
 {
-	struct store *store = open_store("big");
+	struct store *store = open_store("big.db");
 	struct budget bg[] = { { BUDGET_TOKENS, 1000, 60, "" } };
 	struct budget_key key = { "default", "claude", bg, 1 };
 	struct store_error err;

@@ -10,34 +10,7 @@
 #include "breaker.h"
 #include "conf.h"
 #include "store.h"
-
-static void
-signal_of(struct fail_signal *sig, enum reason reason, const char *scope, double resets_at)
-{
-	signal_init(sig);
-	sig->reason = reason;
-	sig->confidence = 1.0;
-	sig->terminal = true;
-	strlcpy(sig->family, "claude", sizeof(sig->family));
-	strlcpy(sig->scope, reason == REASON_NONE ? "" : scope, sizeof(sig->scope));
-	sig->resets_at = resets_at;
-	sig->reset_source = resets_at > 0 ? RESET_SRC_PROVIDER : RESET_SRC_NONE;
-}
-
-static struct record_outcome
-record(struct store *store, const struct config *cfg, const char *account, const char *model,
-    const struct fail_signal *sig, double started, double ended, const struct probe_lease *holder)
-{
-	struct run_report run = { .account = account, .family = "claude", .model = model, .source = "wrap",
-		.started_at = started, .ended_at = ended, .exit_code = 1, .usage = { -1, -1, -1 },
-		.holder = holder };
-	struct record_outcome out;
-	struct store_error err;
-
-	if (!breaker_record_run(store, cfg, &run, sig, &out, &err))
-		fail_msg("record: %s", err.message);
-	return out;
-}
+#include "unit_store.h"
 
 static void
 test_store_creates_private_files(void **state)
