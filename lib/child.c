@@ -13,9 +13,9 @@
  * Signals stay blocked except inside ppoll(2) and while writing to rlwrap's
  * stdout/stderr (a slow reader must not delay a forwarded signal).  The
  * handler forwards the plain signals itself with kill(2), which is
- * async-signal-safe; SIGCHLD, SIGTSTP and (pty mode) SIGWINCH only set flags
- * that the pump loop acts on, and SIGCONT (forwarded) also sets one: the
- * terminal is taken back once rlwrap is in the foreground.
+ * async-signal-safe; SIGCHLD, SIGTSTP, SIGCONT and (pty mode) SIGWINCH only
+ * set flags that the pump loop acts on: SIGCONT is passed on to the child
+ * after the terminal is taken back (once rlwrap is in the foreground).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -87,10 +87,10 @@ on_signal(int sig, siginfo_t *si, void *uctx)
 		got_tstp = reached_child(si) ? 1 : 2;
 	else if (sig == SIGWINCH && fwd_pty)
 		got_winch = 1;
+	else if (sig == SIGCONT)
+		got_cont = 1;   /* passed on once the terminal is taken back */
 	else
 		forward(sig, si);
-	if (sig == SIGCONT)
-		got_cont = 1;
 	errno = saved_errno;
 }
 
@@ -560,16 +560,26 @@ deliver_pending(void)
 	sigprocmask(SIG_SETMASK, &blocked, NULL);
 }
 
-/* After a stop: the pending signals, the terminal, then the child running. */
+/* The terminal taken back (in the foreground), then the child running:
+ * what it draws as it continues lands on its own screen, at its size. */
 static void
-resume_child(struct child *c, const struct child_spec *spec)
+continue_child(struct child *c, const struct child_spec *spec)
 {
-	deliver_pending();
 	take_terminal(c, spec);
 	if (c->pid <= 0 || c->reaped)
 		return;
 	if (kill(child_target(c), SIGCONT) < 0)
 		kill(c->pid, SIGCONT);
+}
+
+/* After a stop: the pending signals (the SIGCONT that ended the stop is
+ * this resumption's), then the child continued. */
+static void
+resume_child(struct child *c, const struct child_spec *spec)
+{
+	deliver_pending();
+	got_cont = 0;
+	continue_child(c, spec);
 }
 
 /* Stops with the child (job control), with the terminal as rlwrap found
@@ -679,6 +689,24 @@ child_ended(struct child *c, const struct child_spec *spec, int st, struct times
 	deadline_after(deadline, spec->drain_ms);
 }
 
+static char pump_buf[CHILD_BUF_SIZE];   /* what relay() reads into */
+static void relay(struct child *c, const struct child_spec *spec, int i, char *buf);
+
+/*
+ * The child has stopped: what it wrote before, and what its terminal
+ * echoed (the ^Z), is relayed first, so it lands on the screen it was
+ * written for and the screen suspend_self() puts away is the one it left.
+ * From the pump's flags only, never inside relay() (the buffer is its).
+ */
+static void
+follow_stop(struct child *c, const struct child_spec *spec, int sig)
+{
+	for (int i = 0; i < CHILD_STREAMS; i++)
+		if (c->fd[i] >= 0)
+			relay(c, spec, i, pump_buf);
+	suspend_self(c, spec, sig);
+}
+
 /* Reads what the session leader reported: stops to follow, the end. */
 static void
 read_reports(struct child *c, const struct child_spec *spec, struct timespec *deadline)
@@ -697,7 +725,7 @@ read_reports(struct child *c, const struct child_spec *spec, struct timespec *de
 			return;
 		}
 		if (r.kind == REPORT_STOP)
-			suspend_self(c, spec, r.value);
+			follow_stop(c, spec, r.value);
 		else if (r.kind == REPORT_EXIT)
 			child_ended(c, spec, r.value, deadline);
 	}
@@ -730,7 +758,7 @@ reap(struct child *c, const struct child_spec *spec, struct timespec *deadline)
 		else if (pid != c->pid || c->leader >= 0 || c->reaped)
 			continue;
 		else if (WIFSTOPPED(st))
-			suspend_self(c, spec, WSTOPSIG(st));
+			follow_stop(c, spec, WSTOPSIG(st));
 		else
 			child_ended(c, spec, st, deadline);
 	}
@@ -748,7 +776,7 @@ handle_flags(struct child *c, const struct child_spec *spec, struct timespec *de
 		handle_tstp(c, spec);
 	if (got_cont) {
 		got_cont = 0;
-		take_terminal(c, spec);
+		continue_child(c, spec);
 	}
 	if (got_winch) {
 		got_winch = 0;
@@ -1127,7 +1155,7 @@ poll_timeout(const struct child *c, struct timespec *left)
 int
 child_pump(struct child *c, const struct child_spec *spec)
 {
-	static char buf[CHILD_BUF_SIZE];
+	char *buf = pump_buf;
 	struct pollfd pfd[PFD_COUNT];
 	struct timespec deadline = { 0, 0 }, left = { 0, 0 };
 
