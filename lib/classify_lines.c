@@ -557,7 +557,9 @@ plain_run(struct classifier *c, const char *p, const char *end)
 	if (c->cand.have || c->stash != NULL || c->doc != NULL || c->skipped != NULL ||
 	    c->text.in_fence || c->len != 0 || c->dropped != 0)
 		return p;
-	while (!stopped && p < end) {
+	/* A JSON record is read whatever follows it: marking a whole slice for
+	 * it would cost each line of a JSONL stream a slice's scan. */
+	while (!stopped && p < end && *p != '{') {
 		size_t len = (size_t)(end - p) < SCAN_SLICE ? (size_t)(end - p) : SCAN_SLICE;
 		const char *q = plain_slice(c, p, len, &stopped);
 
