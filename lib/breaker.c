@@ -8,9 +8,7 @@
 #include "breaker.h"
 #include "redact.h"
 
-/* $RLWRAP_HOST names this host when set (containers that share a hostname,
- * or tests that play two hosts), else the hostname. */
-static void
+void
 local_host(char *buf, size_t size)
 {
 	const char *env = getenv("RLWRAP_HOST");

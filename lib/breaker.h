@@ -48,6 +48,9 @@ long long proc_start_time(long pid);
 /* Held, unexpired, and (when on this host) its pid still runs with the same
  * start time.  A lease of another host is trusted until it expires. */
 bool probe_lease_live(const struct probe_lease *lease, double now, const char *local_host);
+/* This host's name: $RLWRAP_HOST when set (containers that share a
+ * hostname, tests that play two hosts), else the hostname. */
+void local_host(char *buf, size_t size);
 bool probe_lease_same_holder(const struct probe_lease *a, const struct probe_lease *b);
 
 /* ---- What a breaker looks like now ------------------------------------ */

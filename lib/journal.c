@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "breaker.h"
 #include "journal.h"
 #include "store_backend.h"
 #include "store_pg.h"
@@ -107,8 +108,37 @@ replay_run(const struct run_row *row, void *arg)
 	return r->ok;
 }
 
-/* One attempt: the journal's breakers and runs into the server, in one
- * transaction of the server's. */
+/*
+ * The journal's budget counters, under the journal's own origin (host and
+ * path): raised to the journal's amounts, never added.  The journal keeps
+ * its counters after a replay (they leave with their windows), so a row
+ * replayed again, whole or grown by a later outage, counts once; a row
+ * that shrank since (a settlement) keeps the larger count, erring towards
+ * full like every bucket.
+ */
+static bool
+replay_budgets(struct store *server, struct store *journal, struct store_error *err)
+{
+	struct budget_bucket *rows;
+	size_t count;
+	char origin[PATH_MAX + 256 + 2];
+	bool ok = true;
+
+	if (server->ops->budget_merge == NULL)
+		return true;
+	if (!journal->ops->budget_buckets(journal, NULL, NULL, &rows, &count, err))
+		return false;
+	local_host(origin, 256);
+	strlcat(origin, ":", sizeof(origin));
+	strlcat(origin, journal->path, sizeof(origin));
+	for (size_t i = 0; ok && i < count; i++)
+		ok = server->ops->budget_merge(server, origin, &rows[i], err);
+	free(rows);
+	return ok;
+}
+
+/* One attempt: the journal's breakers, runs and budget counters into the
+ * server, in one transaction of the server's. */
 static bool
 replay_once(struct store *server, struct store *journal, long *runs, long *breakers, struct store_error *err)
 {
@@ -130,7 +160,8 @@ replay_once(struct store *server, struct store *journal, long *runs, long *break
 		ok = merge_breaker(server, &rows[i], err);
 	free(rows);
 	run_filter_init(&all);
-	ok = ok && journal->ops->runs_each(journal, &all, replay_run, &r, err) && r.ok;
+	ok = ok && journal->ops->runs_each(journal, &all, replay_run, &r, err) && r.ok &&
+	    replay_budgets(server, journal, err);
 	server->in_transaction = false;
 	if (!ok) {
 		server->ops->rollback(server);

@@ -4,7 +4,8 @@
  * file journal.db (next to state.db) takes the runs, trips and waits, so
  * that its trips still refuse this machine's spawns; the next rlwrap that
  * reaches the server replays it there (resets max-merged, runs by their
- * uid, never twice) and clears it.
+ * uid, never twice, budget counters max-merged under the journal's origin)
+ * and clears it (its budget counters stay until their windows pass).
  *
  * Ownership: as store.h.  The journal a server store fails over to is
  * owned by it and closed by store_close().

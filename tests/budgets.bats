@@ -152,3 +152,35 @@ eight() {
 	assert_success
 	assert_equal "$(echo "$output" | grep -c 'state file:')" 1
 }
+
+@test "PostgreSQL: counters made in the journal while the server was away replay once, however often replayed" {
+	on_postgresql || skip "needs RLWRAP_TEST_BACKEND=postgresql (make check-postgresql)"
+	printf '[family.claude]\nbudget = 4 runs per 1h\n' > "$RLWRAP_CONFIG"
+	local server=$RLWRAP_DB journal="$XDG_STATE_HOME/rlwrap/journal.db"
+	"$RLWRAP" status > /dev/null   # the schema exists
+	export RLWRAP_DB="postgresql://nobody@127.0.0.1:1/none"
+	run "$RLWRAP" -f claude -- "$PROVIDER" 10 0
+	assert_success
+	run "$RLWRAP" -f claude -- "$PROVIDER" 10 0
+	assert_success
+	[ -e "$journal.replay" ]
+	export RLWRAP_DB=$server
+	"$RLWRAP" status > /dev/null   # replays the journal
+	[ ! -e "$journal.replay" ]
+	assert_equal "$(db "select sum(runs) from budget_buckets where origin <> ''")" 2
+	# The same journal replayed again counts nothing more.
+	touch "$journal.replay"
+	"$RLWRAP" status > /dev/null
+	[ ! -e "$journal.replay" ]
+	assert_equal "$(db "select sum(runs) from budget_buckets where origin <> ''")" 2
+	# Another outage adds its run to the journal's rows: replayed, 3, not 5.
+	run env RLWRAP_DB="postgresql://nobody@127.0.0.1:1/none" "$RLWRAP" -f claude -- "$PROVIDER" 10 0
+	assert_success
+	"$RLWRAP" status > /dev/null
+	assert_equal "$(db "select sum(runs) from budget_buckets where origin <> ''")" 3
+	# Every process on the server sees them: one more run fills the hour.
+	run "$RLWRAP" -f claude -- "$PROVIDER" 10 0
+	assert_success
+	run -75 "$RLWRAP" --wait=1s -f claude -- "$PROVIDER" 10 0
+	assert_output --partial 'no room in the budget 4 runs per 1h0m (4 used)'
+}
