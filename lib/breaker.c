@@ -532,8 +532,12 @@ record_trip(struct store *store, struct record_ctx *ctx, const struct breaker *r
 	strlcpy(key.family, ctx->record.family, sizeof(key.family));
 	strlcpy(key.scope, sig->scope[0] == '\0' || strcmp(sig->scope, "family") == 0 ? SCOPE_FAMILY
 	    : sig->scope, sizeof(key.scope));
-	if (sig->resets_at > now) {
-		trip.resets_at = sig->resets_at < cap ? sig->resets_at : cap;
+	/* A stated wait is still the provider's word when it has passed by the
+	 * run's end ("try again in 0.186s", read to the second): the next spawn
+	 * may probe at once, never after the unknown-reset cooldown.  A stale
+	 * one was dropped when the stream was read (reset_clamp). */
+	if (sig->resets_at > 0) {
+		trip.resets_at = sig->resets_at < now ? now : sig->resets_at < cap ? sig->resets_at : cap;
 		trip.source = sig->reset_source == RESET_SRC_TEXT ? "text" : "provider";
 	}
 	ctx->out->breaker = find_or_new(rows, count, &key);

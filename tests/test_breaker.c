@@ -153,6 +153,27 @@ test_success_closes_only_after_last_trip(void **state)
 	store_close(store);
 }
 
+/* "try again in 0.186s" read to the second can pass before the run ends: the
+ * provider's word still holds (the next spawn may probe), never the
+ * unknown-reset cooldown. */
+static void
+test_stated_wait_passed_by_the_end(void **state)
+{
+	struct store *store = open_store("passed.db");
+	struct config cfg;
+	struct fail_signal limit;
+	struct record_outcome out;
+
+	config_defaults(&cfg);
+	signal_of(&limit, REASON_RATE_LIMIT, "family", NOW);
+	out = record(store, &cfg, "default", "", &limit, NOW - 2, NOW + 0.4, NULL);
+	assert_int_equal(out.change, CHANGE_TRIPPED);
+	assert_true(out.breaker.resets_at == NOW + 1);
+	assert_string_equal(out.breaker.reset_source, "provider");
+	assert_int_not_equal(gate(store, &cfg, "default", "", NULL, -1, NOW + 2).verdict, GATE_REFUSE);
+	store_close(store);
+}
+
 static void
 test_low_confidence_and_disabled_never_trip(void **state)
 {
@@ -419,6 +440,7 @@ main(void)
 		cmocka_unit_test(test_never_shorten_and_provider_replaces_guess),
 		cmocka_unit_test(test_period_quota_does_not_flap),
 		cmocka_unit_test(test_success_closes_only_after_last_trip),
+		cmocka_unit_test(test_stated_wait_passed_by_the_end),
 		cmocka_unit_test(test_low_confidence_and_disabled_never_trip),
 		cmocka_unit_test(test_model_scope_and_accounts),
 		cmocka_unit_test(test_wait_plan_and_jitter),
