@@ -1,7 +1,9 @@
 #!/bin/bash
 # The PostgreSQL store against the SQLite file, in the same run: start-up
 # (a run let through: gate plus run record) and refusal (exit 75) as
-# medians of whole processes, SQLite file vs a server on loopback TCP; then
+# medians of whole processes, SQLite file vs a server on loopback TCP
+# (password, SCRAM) and, for the throwaway server, on its unix socket
+# (trust; RLWRAP_BENCH_PG_SOCKET names another); then
 # WORKERS wrappers (default 64) on the server for DURATION seconds (default
 # 60): runs per second, and the runs started that the history lacks (goal 0).
 # The server is a throwaway one (tests/pg-server) unless RLWRAP_BENCH_PG
@@ -21,6 +23,7 @@ if [ -z "${RLWRAP_BENCH_PG:-}" ]; then
 	"$top/tests/pg-server" start "$dir/server" > /dev/null
 	trap '"$top/tests/pg-server" stop "$dir/server"; rm -rf "$dir"' EXIT
 	RLWRAP_BENCH_PG=$("$top/tests/pg-server" tcp-url "$dir/server")
+	RLWRAP_BENCH_PG_SOCKET=$("$top/tests/pg-server" url "$dir/server")
 else
 	trap 'rm -rf "$dir"' EXIT
 fi
@@ -55,15 +58,20 @@ pass_and_refuse() {
 	echo "$pass $refuse"
 }
 
-echo "pg: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); server on loopback TCP"
+echo "pg: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); server on loopback TCP${RLWRAP_BENCH_PG_SOCKET:+ and its unix socket}"
 read -r s_pass s_refuse < <(pass_and_refuse "$dir/state.db")
 read -r p_pass p_refuse < <(pass_and_refuse "$RLWRAP_BENCH_PG")
-awk -v sp="$s_pass" -v sr="$s_refuse" -v pp="$p_pass" -v pr="$p_refuse" -v n="$runs" 'BEGIN {
+u_pass=- u_refuse=-
+if [ -n "${RLWRAP_BENCH_PG_SOCKET:-}" ]; then
+	read -r u_pass u_refuse < <(pass_and_refuse "$RLWRAP_BENCH_PG_SOCKET")
+fi
+awk -v sp="$s_pass" -v sr="$s_refuse" -v pp="$p_pass" -v pr="$p_refuse" -v up="$u_pass" -v ur="$u_refuse" -v n="$runs" 'BEGIN {
 	printf "let through (gate + record), SQLite file:  %.3f ms (median of %d)\n", sp, n
-	printf "let through (gate + record), PostgreSQL:   %.3f ms\n", pp
+	printf "let through (gate + record), PostgreSQL:   %.3f ms (TCP), %s ms (unix socket)\n", pp, up
 	printf "refused (75), SQLite file:                 %.3f ms\n", sr
-	printf "refused (75), PostgreSQL:                  %.3f ms (goal: under 5 ms)\n", pr
+	printf "refused (75), PostgreSQL:                  %.3f ms (TCP), %s ms (unix socket) (goal: under 5 ms)\n", pr, ur
 }'
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # WORKERS wrappers on the server, successes and usage limits, all --force.
 export RLWRAP_DB=$RLWRAP_BENCH_PG
@@ -102,6 +110,6 @@ if [ "$errlines" -gt 0 ]; then
 	echo "first stderr lines:"
 	cat "$dir"/err.* | sed -E 's/[0-9]+/N/g' | sort | uniq -c | sort -rn | head -5
 fi
-printf 'RESULT pg sqlite_pass_ms=%s pg_pass_ms=%s sqlite_refuse_ms=%s pg_refuse_ms=%s runs_per_s=%s lost=%s\n' \
-	"$s_pass" "$p_pass" "$s_refuse" "$p_refuse" "$(awk -v n="$started" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')" "$lost"
+printf 'RESULT pg sqlite_pass_ms=%s pg_pass_ms=%s pg_socket_pass_ms=%s sqlite_refuse_ms=%s pg_refuse_ms=%s pg_socket_refuse_ms=%s runs_per_s=%s lost=%s\n' \
+	"$s_pass" "$p_pass" "$u_pass" "$s_refuse" "$p_refuse" "$u_refuse" "$(awk -v n="$started" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')" "$lost"
 [ "$lost" -eq 0 ] && [ "$odd" -eq 0 ] && [ "$errlines" -eq 0 ]

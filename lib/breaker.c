@@ -406,6 +406,7 @@ breaker_gate(struct store *store, const struct config *cfg, const struct gate_re
     double now, struct gate_decision *decision, struct store_error *err)
 {
 	struct breaker *rows;
+	const struct breaker *blocker;
 	size_t count, relevant_count = 0;
 	long trips_seen = 0;
 	struct gate_ctx ctx;
@@ -421,6 +422,19 @@ breaker_gate(struct store *store, const struct config *cfg, const struct gate_re
 			relevant_count++;
 			trips_seen += rows[i].trips;
 		}
+	/* An open breaker is decided on as read, with no transaction: a refusal
+	 * (or a wait) changes no breaker, it only adds its waits row, so it
+	 * stands as of this read; a reset committed after it is the next
+	 * spawn's news. */
+	if ((blocker = latest_open(rows, count, req->model, now)) != NULL) {
+		bool ok = block(store, req, blocker, blocker->resets_at, now, decision, err);
+
+		free(rows);
+		decision->trips_seen = trips_seen;
+		if (!ok)
+			memset(decision, 0, sizeof(*decision));
+		return ok;
+	}
 	free(rows);
 	decision->trips_seen = trips_seen;
 	if (relevant_count == 0)

@@ -28,7 +28,8 @@
 	X(PQisBusy) X(PQsocket) X(PQsetNoticeProcessor) X(PQsendQueryParams) X(PQresultStatus) \
 	X(PQresultErrorMessage) X(PQresultErrorField) X(PQgetvalue) X(PQgetisnull) X(PQgetResult) \
 	X(PQfinish) X(PQexec) X(PQconsumeInput) X(PQconninfoParse) X(PQconninfoFree) \
-	X(PQconnectdbParams) X(PQnotifies) X(PQfreemem)
+	X(PQconnectdbParams) X(PQnotifies) X(PQfreemem) X(PQenterPipelineMode) \
+	X(PQexitPipelineMode) X(PQpipelineSync)
 
 #define PQ_MEMBER(name) __typeof__(name) *name;
 struct pq_api {
@@ -67,6 +68,9 @@ int pq_lib_version(void);
 #define PQconnectdbParams pq_api.PQconnectdbParams
 #define PQnotifies pq_api.PQnotifies
 #define PQfreemem pq_api.PQfreemem
+#define PQenterPipelineMode pq_api.PQenterPipelineMode
+#define PQexitPipelineMode pq_api.PQexitPipelineMode
+#define PQpipelineSync pq_api.PQpipelineSync
 #endif
 
 #endif

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +26,32 @@
 #include "store_backend.h"
 #include "store_pg.h"
 
+#define PG_PARAMS_MAX RUN_FILTER_PARAMS_MAX
+#define PG_DEFERRED_MAX 16
+
+/*
+ * A statement for the pipeline.  One whose answer nobody waits for (BEGIN,
+ * an advisory lock, a write inside a transaction) is deferred: kept, with
+ * copies of its parameters, until the next statement that needs an answer
+ * or the COMMIT, and sent with it in one pipeline, so that a transaction
+ * costs a round trip per read instead of one per statement.  Its failure is
+ * that later statement's, with its own words.
+ */
+struct pg_statement {
+	const char *sql;           /* a literal: deferred ones outlive the caller */
+	const char *doing;
+	int nparams;
+	const char *texts[PG_PARAMS_MAX];
+	bool waits_for_lock;       /* may wait lock_timeout, not timeout */
+};
+
 struct pg_store {
 	struct store base;
 	PGconn *conn;
 	bool in_tx;
+	bool tx_sent;              /* in_tx, and its BEGIN has gone to the server */
+	struct pg_statement deferred[PG_DEFERRED_MAX];
+	size_t ndeferred;
 	bool dead;                 /* lost or timed out: every call fails at once */
 	bool listening;            /* LISTEN on the slot channel (a waiter for a slot) */
 	double timeout;            /* seconds: the client's wait for an answer (statement_timeout) */
@@ -71,10 +94,9 @@ pg_scrub(const char *text, const char *secret, char *out, size_t size)
 	out[n < size ? n : size - 1] = '\0';
 }
 
-/* The password the connection string carries, if any (URI userinfo,
- * ?password= or password=). */
+/* The value the connection string gives keyword, if any. */
 static void
-find_password(const char *url, char *out, size_t size)
+conninfo_value(const char *url, const char *keyword, char *out, size_t size)
 {
 	PQconninfoOption *opts = PQconninfoParse(url, NULL);
 
@@ -82,9 +104,17 @@ find_password(const char *url, char *out, size_t size)
 	if (opts == NULL)
 		return;
 	for (PQconninfoOption *o = opts; o->keyword != NULL; o++)
-		if (strcmp(o->keyword, "password") == 0 && o->val != NULL)
+		if (strcmp(o->keyword, keyword) == 0 && o->val != NULL)
 			strlcpy(out, o->val, size);
 	PQconninfoFree(opts);
+}
+
+/* The password the connection string carries, if any (URI userinfo,
+ * ?password= or password=). */
+static void
+find_password(const char *url, char *out, size_t size)
+{
+	conninfo_value(url, "password", out, size);
 }
 
 /* The URL to show: the password, wherever it was written, as "***". */
@@ -157,6 +187,102 @@ wait_answer(PGconn *conn, double deadline)
 	return true;
 }
 
+static void
+drop_deferred(struct pg_store *pg)
+{
+	for (size_t i = 0; i < pg->ndeferred; i++)
+		for (int j = 0; j < pg->deferred[i].nparams; j++)
+			free((char *)(void *)(uintptr_t)pg->deferred[i].texts[j]);
+	pg->ndeferred = 0;
+}
+
+/* Sends one statement into the pipeline. */
+static bool
+send_statement(PGconn *conn, const struct pg_statement *st)
+{
+	return PQsendQueryParams(conn, st->sql, st->nparams, NULL, st->texts, NULL, NULL, 0) != 0;
+}
+
+/* The last result of the pipeline's next statement (its sync's, at the
+ * end); NULL when none came before the deadline or the connection broke. */
+static PGresult *
+next_result(PGconn *conn, double deadline)
+{
+	PGresult *r, *last = NULL;
+
+	for (;;) {
+		if (!wait_answer(conn, deadline) || (r = PQgetResult(conn)) == NULL)
+			return last;
+		PQclear(last);
+		last = r;
+		if (PQresultStatus(r) == PGRES_PIPELINE_SYNC)
+			return r;
+	}
+}
+
+/* Fails for the first statement that did: its status, its words. */
+static bool
+statement_failed(struct pg_store *pg, const struct pg_statement *st, PGresult *r, struct store_error *err)
+{
+	bool lost = PQstatus(pg->conn) != CONNECTION_OK;
+
+	if (r == NULL && !lost) {
+		pg->dead = true;
+		return pg_fail(pg, STORE_ERR_UNREACHABLE, st->doing, "no answer within the statement timeout", err);
+	}
+	if (lost || status_of(r) == STORE_ERR_UNREACHABLE)
+		pg->dead = true;
+	return pg_fail(pg, lost ? STORE_ERR_UNREACHABLE : status_of(r), st->doing,
+	    r != NULL ? PQresultErrorMessage(r) : PQerrorMessage(pg->conn), err);
+}
+
+/*
+ * Sends the deferred statements and last in one pipeline and reads every
+ * answer; on success *res (when not NULL) is last's result for the caller
+ * to PQclear().  After an error the server skips the rest up to the sync.
+ * A timeout or a lost connection marks the store dead.
+ */
+static bool
+pipeline(struct pg_store *pg, const struct pg_statement *last, PGresult **res, struct store_error *err)
+{
+	size_t n = pg->ndeferred;
+	bool lock = last->waits_for_lock, ok = true, sent = PQenterPipelineMode(pg->conn) != 0;
+	PGresult *r = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		lock = lock || pg->deferred[i].waits_for_lock;
+		sent = sent && send_statement(pg->conn, &pg->deferred[i]);
+	}
+	if (!(sent && send_statement(pg->conn, last) && PQpipelineSync(pg->conn))) {
+		pg->dead = true;
+		drop_deferred(pg);
+		return pg_fail(pg, STORE_ERR_UNREACHABLE, last->doing, PQerrorMessage(pg->conn), err);
+	}
+	double deadline = now_monotonic() + (lock ? pg->lock_timeout : pg->timeout) + 0.5;
+	pg->tx_sent = pg->in_tx;
+	for (size_t i = 0; i <= n && !pg->dead; i++) {
+		const struct pg_statement *st = i < n ? &pg->deferred[i] : last;
+
+		PQclear(r);
+		r = next_result(pg->conn, deadline);
+		if (ok && (r == NULL || (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK)))
+			ok = statement_failed(pg, st, r, err);
+	}
+	if (!pg->dead) {
+		PGresult *sync = next_result(pg->conn, deadline);
+
+		if (sync == NULL || PQresultStatus(sync) != PGRES_PIPELINE_SYNC || !PQexitPipelineMode(pg->conn))
+			ok = ok ? statement_failed(pg, last, NULL, err) : false;
+		PQclear(sync);
+	}
+	drop_deferred(pg);
+	if (ok && res != NULL)
+		*res = r;
+	else
+		PQclear(r);
+	return ok;
+}
+
 /* The text of each parameter; numbers are formatted into bufs. */
 static void
 param_texts(const struct db_value *params, size_t n, const char **texts, char (*bufs)[32])
@@ -174,51 +300,62 @@ param_texts(const struct db_value *params, size_t n, const char **texts, char (*
 	}
 }
 
-#define PG_PARAMS_MAX RUN_FILTER_PARAMS_MAX
-
 /*
- * Runs one statement with its parameters and waits at most the timeout; on
- * success *res (when not NULL) is the result for the caller to PQclear().
- * A timeout or a lost connection marks the store dead.
+ * Runs one statement (after any deferred ones) with its parameters and
+ * waits at most the timeout; on success *res (when not NULL) is the result
+ * for the caller to PQclear().
  */
 static bool
 pg_run(struct pg_store *pg, const char *sql, const struct db_value *params, size_t n,
     PGresult **res, const char *doing, struct store_error *err)
 {
-	const char *texts[PG_PARAMS_MAX];
+	struct pg_statement st = { .sql = sql, .doing = doing, .nparams = (int)n,
+		.waits_for_lock = pg->waiting_for_lock };
 	char bufs[PG_PARAMS_MAX][32];
-	PGresult *r, *last = NULL;
-	ExecStatusType st;
 
 	if (res != NULL)
 		*res = NULL;
-	if (pg->dead)
+	if (pg->dead) {
+		drop_deferred(pg);
 		return set_error(err, STORE_ERR_UNREACHABLE, "%s: %s: the connection was lost", pg->base.path, doing);
+	}
+	param_texts(params, n, st.texts, bufs);
+	return pipeline(pg, &st, res, err);
+}
+
+/* Keeps a statement for the next pipeline (sql must be a literal). */
+static bool
+defer(struct pg_store *pg, const char *sql, const struct db_value *params, size_t n,
+    const char *doing, bool waits_for_lock, struct store_error *err)
+{
+	struct pg_statement *st = &pg->deferred[pg->ndeferred++];
+	const char *texts[PG_PARAMS_MAX];
+	char bufs[PG_PARAMS_MAX][32];
+
+	*st = (struct pg_statement){ .sql = sql, .doing = doing, .waits_for_lock = waits_for_lock };
 	param_texts(params, n, texts, bufs);
-	if (!PQsendQueryParams(pg->conn, sql, (int)n, NULL, texts, NULL, NULL, 0) ||
-	    !wait_answer(pg->conn, now_monotonic() + (pg->waiting_for_lock ? pg->lock_timeout : pg->timeout) + 0.5)) {
-		pg->dead = true;
-		return pg_fail(pg, STORE_ERR_UNREACHABLE, doing, PQisBusy(pg->conn) ?
-		    "no answer within the statement timeout" : PQerrorMessage(pg->conn), err);
-	}
-	while ((r = PQgetResult(pg->conn)) != NULL) {
-		PQclear(last);
-		last = r;
-	}
-	st = last != NULL ? PQresultStatus(last) : PGRES_FATAL_ERROR;
-	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
-		if (res != NULL)
-			*res = last;
-		else
-			PQclear(last);
-		return true;
-	}
-	if (status_of(last) == STORE_ERR_UNREACHABLE || PQstatus(pg->conn) != CONNECTION_OK)
-		pg->dead = true;
-	pg_fail(pg, PQstatus(pg->conn) != CONNECTION_OK ? STORE_ERR_UNREACHABLE : status_of(last), doing,
-	    last != NULL ? PQresultErrorMessage(last) : PQerrorMessage(pg->conn), err);
-	PQclear(last);
-	return false;
+	for (; st->nparams < (int)n; st->nparams++)
+		if (texts[st->nparams] != NULL && (st->texts[st->nparams] = strdup(texts[st->nparams])) == NULL) {
+			drop_deferred(pg);
+			return set_error(err, STORE_ERR_IO, "%s: out of memory", pg->base.path);
+		}
+	return true;
+}
+
+/*
+ * A statement whose answer is not needed: deferred inside a transaction,
+ * run at once outside one.  When the store keeps as many as it can, they
+ * go first, with a statement that asks nothing.
+ */
+static bool
+pg_defer(struct pg_store *pg, const char *sql, const struct db_value *params, size_t n,
+    const char *doing, bool waits_for_lock, struct store_error *err)
+{
+	if (!pg->in_tx || pg->dead)
+		return pg_run(pg, sql, params, n, NULL, doing, err);
+	if (pg->ndeferred == PG_DEFERRED_MAX && !pg_run(pg, "SELECT 1", NULL, 0, NULL, doing, err))
+		return false;
+	return defer(pg, sql, params, n, doing, waits_for_lock, err);
 }
 
 static bool
@@ -255,6 +392,40 @@ cell_text(const PGresult *res, int row, int col, char *buf, size_t size)
 	const char *s = cell(res, row, col);
 
 	strlcpy(buf, s != NULL ? s : "", size);
+}
+
+/* Fills item, one of an array, from the row-th row of res. */
+typedef void row_fill(const PGresult *res, int row, void *item);
+
+/*
+ * The one row reader: runs sql and stores at rows (the address of the
+ * caller's array pointer, whatever its row type) a new array of the
+ * result's rows, each size bytes, zeroed and then filled by fill; *count
+ * is how many.
+ */
+static bool
+read_rows(struct pg_store *pg, const char *sql, const struct db_value *params, size_t nparams,
+    size_t size, row_fill *fill, void *rows, size_t *count, const char *doing, struct store_error *err)
+{
+	char *array = NULL;
+	PGresult *res;
+	int n;
+
+	memcpy(rows, &array, sizeof(array));
+	*count = 0;
+	if (!pg_run(pg, sql, params, nparams, &res, doing, err))
+		return false;
+	n = PQntuples(res);
+	if (n > 0 && (array = calloc((size_t)n, size)) == NULL) {
+		PQclear(res);
+		return set_error(err, STORE_ERR_IO, "%s: out of memory", pg->base.path);
+	}
+	for (int i = 0; i < n; i++)
+		fill(res, i, array + (size_t)i * size);
+	memcpy(rows, &array, sizeof(array));
+	*count = (size_t)n;
+	PQclear(res);
+	return true;
 }
 
 /* ---- opening: connection, schema, migrations --------------------------- */
@@ -363,18 +534,39 @@ drop_notice(void *arg, const char *message)
 {
 }
 
+/*
+ * The server's options: the user's (the string's, else PGOPTIONS), then the
+ * statement timeout and the schema, so that no round trip sets them.  The
+ * server's bound is the longer one, a lock's; the client holds every other
+ * statement to statement_timeout itself (pipeline()).
+ */
+static bool
+server_options(const struct pg_store *pg, const char *url, char *out, size_t size)
+{
+	char user[512];
+	const char *env = getenv("PGOPTIONS");
+	int n;
+
+	conninfo_value(url, "options", user, sizeof(user));
+	if (*user == '\0' && env != NULL)
+		strlcpy(user, env, sizeof(user));
+	n = snprintf(out, size, "%s%s-c statement_timeout=%d -c search_path=%s", user, *user != '\0' ? " " : "",
+	    (int)ceil(pg->lock_timeout * 1000), pg->schema);
+	return n > 0 && (size_t)n < size;
+}
+
 static bool
 connect_server(struct pg_store *pg, const struct store_options *opts, const char *url,
     struct store_error *err)
 {
-	char timeout[16], options[64];
-	const char *keys[] = { "connect_timeout", "options", "fallback_application_name", "dbname", NULL };
-	const char *values[] = { timeout, options, "rlwrap", url, NULL };
+	char timeout[16], options[640];
+	/* options after dbname: the string's own would replace it, not add to it */
+	const char *keys[] = { "connect_timeout", "fallback_application_name", "dbname", "options", NULL };
+	const char *values[] = { timeout, "rlwrap", url, options, NULL };
 
 	snprintf(timeout, sizeof(timeout), "%d", (int)ceil(opts->connect_timeout));
-	/* The server's bound is the longer one, a lock's; the client holds every
-	 * other statement to statement_timeout itself (pg_run()). */
-	snprintf(options, sizeof(options), "-c statement_timeout=%d", (int)ceil(pg->lock_timeout * 1000));
+	if (!server_options(pg, url, options, sizeof(options)))
+		return set_error(err, STORE_ERR_OPEN, "%s: the server options are too long", pg->base.path);
 	pg->conn = PQconnectdbParams(keys, values, 1);
 	if (pg->conn == NULL)
 		return set_error(err, STORE_ERR_IO, "%s: out of memory", pg->base.path);
@@ -385,17 +577,14 @@ connect_server(struct pg_store *pg, const struct store_options *opts, const char
 	return true;
 }
 
-/* Sets the search path and reads the version: 0 when there are no tables yet. */
+/* The schema's version: 0 when there are no tables yet (the search path,
+ * set at connect, names the schema). */
 static bool
 read_version(struct pg_store *pg, int *version, struct store_error *err)
 {
-	char sql[256];
 	PGresult *res;
 	struct store_error ignored;
 
-	snprintf(sql, sizeof(sql), "SET search_path TO %s", pg->schema);
-	if (!pg_exec(pg, sql, "selecting the schema", err))
-		return false;
 	*version = 0;
 	if (!pg_run(pg, "SELECT max(version) FROM schema_version", NULL, 0, &res, "reading the schema version",
 	    &ignored))
@@ -542,14 +731,21 @@ pg_close(struct store *store)
 
 /* ---- transactions ------------------------------------------------------ */
 
+/* BEGIN goes with the transaction's first statement; a transaction that
+ * sent nothing else costs no round trip at all. */
 static bool
 pg_begin(struct store *store, struct store_error *err)
 {
 	struct pg_store *pg = pg_of(store);
 
-	if (!pg_exec(pg, "BEGIN", "starting a transaction", err))
+	if (pg->dead)
+		return set_error(err, STORE_ERR_UNREACHABLE, "%s: starting a transaction: the connection was lost",
+		    pg->base.path);
+	drop_deferred(pg);
+	if (!defer(pg, "BEGIN", NULL, 0, "starting a transaction", false, err))
 		return false;
 	pg->in_tx = true;
+	pg->tx_sent = false;
 	return true;
 }
 
@@ -559,18 +755,25 @@ pg_rollback(struct store *store)
 	struct pg_store *pg = pg_of(store);
 	struct store_error ignored;
 
-	if (pg->in_tx && !pg->dead)
+	drop_deferred(pg);
+	if (pg->in_tx && pg->tx_sent && !pg->dead)
 		pg_exec(pg, "ROLLBACK", "rolling back", &ignored);
-	pg->in_tx = false;
+	pg->in_tx = pg->tx_sent = false;
 }
 
+/* The deferred writes and the COMMIT: one round trip. */
 static bool
 pg_commit(struct store *store, struct store_error *err)
 {
 	struct pg_store *pg = pg_of(store);
 
-	if (pg_exec(pg, "COMMIT", "committing", err)) {
+	if (!pg->tx_sent && pg->ndeferred == 1) {
+		drop_deferred(pg);
 		pg->in_tx = false;
+		return true;
+	}
+	if (pg_exec(pg, "COMMIT", "committing", err)) {
+		pg->in_tx = pg->tx_sent = false;
 		return true;
 	}
 	pg_rollback(store);
@@ -584,11 +787,11 @@ pg_commit(struct store *store, struct store_error *err)
 	" probe_expires, updated_at"
 
 static void
-breaker_from_row(const PGresult *res, int row, struct breaker *b)
+breaker_from_row(const PGresult *res, int row, void *item)
 {
+	struct breaker *b = item;
 	char reason[32], state[16];
 
-	memset(b, 0, sizeof(*b));
 	cell_text(res, row, 0, b->key.account, sizeof(b->key.account));
 	cell_text(res, row, 1, b->key.family, sizeof(b->key.family));
 	cell_text(res, row, 2, b->key.scope, sizeof(b->key.scope));
@@ -610,45 +813,17 @@ breaker_from_row(const PGresult *res, int row, struct breaker *b)
 	b->updated_at = cell_double(res, row, 15, 0);
 }
 
-static bool
-collect_breakers(struct pg_store *pg, const char *sql, const struct db_value *params, size_t n,
-    struct breaker **rows, size_t *count, struct store_error *err)
-{
-	PGresult *res;
-	int ntuples;
-
-	*rows = NULL;
-	*count = 0;
-	if (!pg_run(pg, sql, params, n, &res, "reading breakers", err))
-		return false;
-	ntuples = PQntuples(res);
-	if (ntuples > 0 && (*rows = reallocarray(NULL, (size_t)ntuples, sizeof(**rows))) == NULL) {
-		PQclear(res);
-		return set_error(err, STORE_ERR_IO, "%s: out of memory", pg->base.path);
-	}
-	for (int i = 0; i < ntuples; i++)
-		breaker_from_row(res, i, &(*rows)[i]);
-	*count = (size_t)ntuples;
-	PQclear(res);
-	return true;
-}
-
-/* Inside a transaction: (account, family) is the caller's until it ends. */
+/* Inside a transaction: (account, family) is the caller's until it ends.
+ * As long a wait as SQLite's busy timeout: another writer holds it, alive. */
 static bool
 lock_key(struct pg_store *pg, const char *account, const char *family, struct store_error *err)
 {
 	struct db_value key[2] = { { .type = DB_TEXT, .text = account }, { .type = DB_TEXT, .text = family } };
 
-	bool ok;
-
 	if (!pg->in_tx || family == NULL)
 		return true;
-	/* As long as SQLite's busy timeout: another writer holds it, alive. */
-	pg->waiting_for_lock = true;
-	ok = pg_run(pg, "SELECT pg_advisory_xact_lock(hashtext($1 || chr(31) || $2))", key, 2, NULL,
-	    "locking (account, family)", err);
-	pg->waiting_for_lock = false;
-	return ok;
+	return pg_defer(pg, "SELECT pg_advisory_xact_lock(hashtext($1 || chr(31) || $2))", key, 2,
+	    "locking (account, family)", true, err);
 }
 
 /*
@@ -665,16 +840,17 @@ pg_breakers_of(struct store *store, const char *account, const char *family,
 
 	if (!lock_key(pg, account, family, err))
 		return false;
-	return collect_breakers(pg, pg->in_tx ? "SELECT " BREAKER_COLUMNS " FROM breakers"
+	return read_rows(pg, pg->in_tx ? "SELECT " BREAKER_COLUMNS " FROM breakers"
 	    " WHERE account = $1 AND family = $2 ORDER BY scope FOR UPDATE" : "SELECT " BREAKER_COLUMNS
-	    " FROM breakers WHERE account = $1 AND family = $2 ORDER BY scope", key, 2, rows, count, err);
+	    " FROM breakers WHERE account = $1 AND family = $2 ORDER BY scope", key, 2, sizeof(**rows),
+	    breaker_from_row, rows, count, "reading breakers", err);
 }
 
 static bool
 pg_breakers_all(struct store *store, struct breaker **rows, size_t *count, struct store_error *err)
 {
-	return collect_breakers(pg_of(store), "SELECT " BREAKER_COLUMNS " FROM breakers"
-	    " ORDER BY family, scope, account", NULL, 0, rows, count, err);
+	return read_rows(pg_of(store), "SELECT " BREAKER_COLUMNS " FROM breakers ORDER BY family, scope, account",
+	    NULL, 0, sizeof(**rows), breaker_from_row, rows, count, "reading breakers", err);
 }
 
 static struct db_value
@@ -710,7 +886,7 @@ pg_breaker_save(struct store *store, const struct breaker *b, struct store_error
 		real_value(leased ? b->lease.expires_at : 0, 0), real_value(b->updated_at, 0),
 	};
 
-	return pg_run(pg_of(store), "INSERT INTO breakers (" BREAKER_COLUMNS ") VALUES ($1, $2, $3, $4, $5,"
+	return pg_defer(pg_of(store), "INSERT INTO breakers (" BREAKER_COLUMNS ") VALUES ($1, $2, $3, $4, $5,"
 	    " $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT (account, family, scope) DO UPDATE"
 	    " SET state = EXCLUDED.state, reason = EXCLUDED.reason, resets_at = EXCLUDED.resets_at,"
 	    " reset_source = EXCLUDED.reset_source, trips = EXCLUDED.trips,"
@@ -718,7 +894,7 @@ pg_breaker_save(struct store *store, const struct breaker *b, struct store_error
 	    " last_message = EXCLUDED.last_message, probe_pid = EXCLUDED.probe_pid,"
 	    " probe_start_time = EXCLUDED.probe_start_time, probe_host = EXCLUDED.probe_host,"
 	    " probe_expires = EXCLUDED.probe_expires, updated_at = EXCLUDED.updated_at",
-	    v, 16, NULL, "saving a breaker", err);
+	    v, 16, "saving a breaker", false, err);
 }
 
 static bool
@@ -733,9 +909,9 @@ pg_history_add(struct store *store, const struct breaker *b, const char *event,
 		text_value(b->last_message),
 	};
 
-	return pg_run(pg_of(store), "INSERT INTO breaker_history (at, account, family, scope, event, state,"
+	return pg_defer(pg_of(store), "INSERT INTO breaker_history (at, account, family, scope, event, state,"
 	    " reason, resets_at, reset_source, trips, run_id, message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8,"
-	    " $9, $10, $11, $12)", v, 12, NULL, "writing breaker history", err);
+	    " $9, $10, $11, $12)", v, 12, "writing breaker history", false, err);
 }
 
 /* ---- runs, waits, counts ----------------------------------------------- */
@@ -778,10 +954,11 @@ prune(struct pg_store *pg, long long last_run_id, double now, struct store_error
 	struct db_value cutoff = { .type = DB_REAL, .r = now - (double)pg->base.keep_days * 86400 };
 
 	if (pg->base.keep_runs > 0 && last_run_id > pg->base.keep_runs &&
-	    !pg_run(pg, "DELETE FROM runs WHERE id <= $1 AND coalesce(state, '') <> 'running'", &oldest_id, 1, NULL, "pruning history", err))
+	    !pg_defer(pg, "DELETE FROM runs WHERE id <= $1 AND coalesce(state, '') <> 'running'", &oldest_id, 1,
+	    "pruning history", false, err))
 		return false;
 	for (size_t i = 0; pg->base.keep_days > 0 && i < sizeof(by_age) / sizeof(by_age[0]); i++)
-		if (!pg_run(pg, by_age[i], &cutoff, 1, NULL, "pruning history", err))
+		if (!pg_defer(pg, by_age[i], &cutoff, 1, "pruning history", false, err))
 			return false;
 	return true;
 }
@@ -800,8 +977,8 @@ slot_maybe_freed(struct pg_store *pg, struct store_error *err)
 {
 	struct db_value schema = text_value(pg->schema);
 
-	return pg_run(pg, "SELECT pg_notify('" SLOT_CHANNEL "', $1)", &schema, 1, NULL,
-	    "telling the waiters for a slot", err);
+	return pg_defer(pg, "SELECT pg_notify('" SLOT_CHANNEL "', $1)", &schema, 1,
+	    "telling the waiters for a slot", false, err);
 }
 
 /* The notices already in: whether one was for this schema. */
@@ -847,6 +1024,9 @@ pg_run_add(struct store *store, const struct run_row *run, double now,
 	    (run->id == 0 || slot_maybe_freed(pg_of(store), err));
 }
 
+#define WAITS_INSERT "INSERT INTO waits (at, kind, account, family, scope, model, reason, resets_at," \
+	" reset_source, \"until\", pid, host) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+
 static bool
 pg_wait_add(struct store *store, const struct wait_record *wait, long long *wait_id, struct store_error *err)
 {
@@ -860,12 +1040,11 @@ pg_wait_add(struct store *store, const struct wait_record *wait, long long *wait
 	};
 	PGresult *res;
 
-	if (!pg_run(pg_of(store), "INSERT INTO waits (at, kind, account, family, scope, model, reason,"
-	    " resets_at, reset_source, \"until\", pid, host) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11,"
-	    " $12) RETURNING id", v, 12, &res, "recording a wait", err))
+	if (wait_id == NULL)
+		return pg_defer(pg_of(store), WAITS_INSERT, v, 12, "recording a wait", false, err);
+	if (!pg_run(pg_of(store), WAITS_INSERT " RETURNING id", v, 12, &res, "recording a wait", err))
 		return false;
-	if (wait_id != NULL)
-		*wait_id = cell_int(res, 0, 0, 0);
+	*wait_id = cell_int(res, 0, 0, 0);
 	PQclear(res);
 	return true;
 }
@@ -877,7 +1056,7 @@ update_by_id(struct store *store, const char *sql, long long id, bool has_value,
 {
 	struct db_value v[2] = { { .type = DB_INT, .i = id }, { .type = DB_REAL, .r = value } };
 
-	return pg_run(pg_of(store), sql, v, has_value ? 2 : 1, NULL, doing, err);
+	return pg_defer(pg_of(store), sql, v, has_value ? 2 : 1, doing, false, err);
 }
 
 static bool
@@ -887,33 +1066,36 @@ pg_wait_end(struct store *store, long long wait_id, double ended_at, struct stor
 	    "recording a wait's end", err);
 }
 
-/* Rows of (family[, runs, failures]) from sql, whose $1 is since; without
- * the counts (counted false) runs and failures are -1. */
+/* A family alone: runs and failures -1, not counted. */
+static void
+family_from_row(const PGresult *res, int row, void *item)
+{
+	struct family_counts *f = item;
+
+	cell_text(res, row, 0, f->family, sizeof(f->family));
+	f->runs = -1;
+	f->failures = -1;
+}
+
+static void
+family_counts_from_row(const PGresult *res, int row, void *item)
+{
+	struct family_counts *f = item;
+
+	family_from_row(res, row, f);
+	f->runs = (long)cell_int(res, row, 1, 0);
+	f->failures = (long)cell_int(res, row, 2, 0);
+}
+
+/* Rows of (family[, runs, failures]) from sql, whose $1 is since. */
 static bool
 family_rows(struct pg_store *pg, const char *sql, bool counted, double since,
     struct family_counts **rows, size_t *count, struct store_error *err)
 {
 	struct db_value v = { .type = DB_REAL, .r = since };
-	PGresult *res;
-	int n;
 
-	*rows = NULL;
-	*count = 0;
-	if (!pg_run(pg, sql, &v, 1, &res, "counting runs", err))
-		return false;
-	n = PQntuples(res);
-	if (n > 0 && (*rows = reallocarray(NULL, (size_t)n, sizeof(**rows))) == NULL) {
-		PQclear(res);
-		return set_error(err, STORE_ERR_IO, "%s: out of memory", pg->base.path);
-	}
-	for (int i = 0; i < n; i++) {
-		cell_text(res, i, 0, (*rows)[i].family, sizeof((*rows)[i].family));
-		(*rows)[i].runs = counted ? (long)cell_int(res, i, 1, 0) : -1;
-		(*rows)[i].failures = counted ? (long)cell_int(res, i, 2, 0) : -1;
-	}
-	*count = (size_t)n;
-	PQclear(res);
-	return true;
+	return read_rows(pg, sql, &v, 1, sizeof(**rows), counted ? family_counts_from_row : family_from_row,
+	    rows, count, "counting runs", err);
 }
 
 static bool
@@ -982,8 +1164,8 @@ pg_run_mark_recovered(struct store *store, long long id, long long by, struct st
 {
 	struct db_value v[2] = { { .type = DB_INT, .i = by }, { .type = DB_INT, .i = id } };
 
-	return pg_run(pg_of(store), "UPDATE runs SET recovered_by = $1 WHERE id = $2", v, 2, NULL,
-	    "marking a run recovered", err);
+	return pg_defer(pg_of(store), "UPDATE runs SET recovered_by = $1 WHERE id = $2", v, 2,
+	    "marking a run recovered", false, err);
 }
 
 static bool
@@ -1011,8 +1193,8 @@ pg_run_claim_set(struct store *store, long long id, const struct probe_lease *ho
 		{ .type = DB_REAL, .r = now },
 	};
 
-	return pg_run(pg_of(store), "UPDATE runs SET claim_pid = $2, claim_start_time = $3, claim_host = $4,"
-	    " claimed_at = $5 WHERE id = $1", v, 5, NULL, "claiming a run", err);
+	return pg_defer(pg_of(store), "UPDATE runs SET claim_pid = $2, claim_start_time = $3, claim_host = $4,"
+	    " claimed_at = $5 WHERE id = $1", v, 5, "claiming a run", false, err);
 }
 
 /* ---- running rows and the queue for slots -------------------------------- */
@@ -1049,49 +1231,33 @@ owner_from_row(const PGresult *res, int row, int first, struct probe_lease *owne
 	owner->expires_at = cell_double(res, row, first + 3, 0);
 }
 
-/* Runs sql with $1 = account, $2 = family (NULL: every key), locking the key
- * inside a transaction; *res holds the rows. */
-static bool
-select_keyed(struct pg_store *pg, const char *sql, const char *account, const char *family,
-    PGresult **res, const char *doing, struct store_error *err)
+static void
+running_from_row(const PGresult *res, int row, void *item)
 {
-	struct db_value key[2] = { text_value(account), text_value(family) };
+	struct running_run *r = item;
 
-	return lock_key(pg, account, family, err) && pg_run(pg, sql, key, 2, res, doing, err);
+	r->id = cell_int(res, row, 0, 0);
+	cell_text(res, row, 1, r->family, sizeof(r->family));
+	cell_text(res, row, 2, r->account, sizeof(r->account));
+	cell_text(res, row, 3, r->model, sizeof(r->model));
+	cell_text(res, row, 4, r->cwd, sizeof(r->cwd));
+	r->started_at = cell_double(res, row, 5, 0);
+	owner_from_row(res, row, 6, &r->owner);
 }
 
 static bool
 pg_running(struct store *store, const char *account, const char *family,
     struct running_run **rows, size_t *count, struct store_error *err)
 {
-	PGresult *res;
-	int n;
+	struct db_value key[2] = { text_value(account), text_value(family) };
 
 	*rows = NULL;
 	*count = 0;
-	if (!select_keyed(pg_of(store), "SELECT id, family, account, model, cwd, started_at, host, pid,"
+	return lock_key(pg_of(store), account, family, err) &&
+	    read_rows(pg_of(store), "SELECT id, family, account, model, cwd, started_at, host, pid,"
 	    " pid_start_time, alive_until FROM runs WHERE state = 'running' AND ($2::text IS NULL"
-	    " OR (account = $1 AND family = $2)) ORDER BY id", account, family, &res, "reading the running runs", err))
-		return false;
-	n = PQntuples(res);
-	if (n > 0 && (*rows = calloc((size_t)n, sizeof(**rows))) == NULL) {
-		PQclear(res);
-		return set_error(err, STORE_ERR_IO, "%s: out of memory", store->path);
-	}
-	for (int i = 0; i < n; i++) {
-		struct running_run *r = &(*rows)[i];
-
-		r->id = cell_int(res, i, 0, 0);
-		cell_text(res, i, 1, r->family, sizeof(r->family));
-		cell_text(res, i, 2, r->account, sizeof(r->account));
-		cell_text(res, i, 3, r->model, sizeof(r->model));
-		cell_text(res, i, 4, r->cwd, sizeof(r->cwd));
-		r->started_at = cell_double(res, i, 5, 0);
-		owner_from_row(res, i, 6, &r->owner);
-	}
-	*count = (size_t)n;
-	PQclear(res);
-	return true;
+	    " OR (account = $1 AND family = $2)) ORDER BY id", key, 2, sizeof(**rows), running_from_row, rows, count,
+	    "reading the running runs", err);
 }
 
 static bool
@@ -1127,73 +1293,58 @@ pg_ticket_renew(struct store *store, long long id, double alive_until, struct st
 	    alive_until, "renewing a place in the queue", err);
 }
 
+static void
+ticket_from_row(const PGresult *res, int row, void *item)
+{
+	struct slot_ticket *t = item;
+
+	t->id = cell_int(res, row, 0, 0);
+	cell_text(res, row, 1, t->family, sizeof(t->family));
+	cell_text(res, row, 2, t->account, sizeof(t->account));
+	cell_text(res, row, 3, t->model, sizeof(t->model));
+	t->at = cell_double(res, row, 4, 0);
+	owner_from_row(res, row, 5, &t->owner);
+}
+
 static bool
 pg_tickets(struct store *store, const char *account, const char *family,
     struct slot_ticket **rows, size_t *count, struct store_error *err)
 {
-	PGresult *res;
-	int n;
+	struct db_value key[2] = { text_value(account), text_value(family) };
 
 	*rows = NULL;
 	*count = 0;
-	if (!select_keyed(pg_of(store), "SELECT id, family, account, model, at, host, pid, pid_start_time,"
+	return lock_key(pg_of(store), account, family, err) &&
+	    read_rows(pg_of(store), "SELECT id, family, account, model, at, host, pid, pid_start_time,"
 	    " alive_until FROM slot_queue WHERE $2::text IS NULL OR (account = $1 AND family = $2) ORDER BY id",
-	    account, family, &res, "reading the queue for slots", err))
-		return false;
-	n = PQntuples(res);
-	if (n > 0 && (*rows = calloc((size_t)n, sizeof(**rows))) == NULL) {
-		PQclear(res);
-		return set_error(err, STORE_ERR_IO, "%s: out of memory", store->path);
-	}
-	for (int i = 0; i < n; i++) {
-		struct slot_ticket *t = &(*rows)[i];
-
-		t->id = cell_int(res, i, 0, 0);
-		cell_text(res, i, 1, t->family, sizeof(t->family));
-		cell_text(res, i, 2, t->account, sizeof(t->account));
-		cell_text(res, i, 3, t->model, sizeof(t->model));
-		t->at = cell_double(res, i, 4, 0);
-		owner_from_row(res, i, 5, &t->owner);
-	}
-	*count = (size_t)n;
-	PQclear(res);
-	return true;
+	    key, 2, sizeof(**rows), ticket_from_row, rows, count, "reading the queue for slots", err);
 }
 
 /* ---- adaptive limits ---- */
+
+static void
+adaptive_limit_from_row(const PGresult *res, int row, void *item)
+{
+	struct adaptive_limit *l = item;
+
+	cell_text(res, row, 0, l->account, sizeof(l->account));
+	cell_text(res, row, 1, l->family, sizeof(l->family));
+	l->limit = (long)cell_int(res, row, 2, 0);
+	l->successes = (long)cell_int(res, row, 3, 0);
+	l->changed_at = cell_double(res, row, 4, 0);
+	cell_text(res, row, 5, l->why, sizeof(l->why));
+}
 
 static bool
 pg_adaptive_limits(struct store *store, const char *account, const char *family,
     struct adaptive_limit **rows, size_t *count, struct store_error *err)
 {
 	struct db_value v[2] = { text_value(account), text_value(family) };
-	PGresult *res;
-	int n;
 
-	*rows = NULL;
-	*count = 0;
-	if (!pg_run(pg_of(store), "SELECT account, family, limit_now, successes, changed_at, why"
+	return read_rows(pg_of(store), "SELECT account, family, limit_now, successes, changed_at, why"
 	    " FROM adaptive_limits WHERE $1::text IS NULL OR (account = $1 AND family = $2)"
-	    " ORDER BY account, family", v, 2, &res, "reading the adaptive limits", err))
-		return false;
-	n = PQntuples(res);
-	if (n > 0 && (*rows = calloc((size_t)n, sizeof(**rows))) == NULL) {
-		PQclear(res);
-		return set_error(err, STORE_ERR_IO, "%s: out of memory", store->path);
-	}
-	for (int i = 0; i < n; i++) {
-		struct adaptive_limit *l = &(*rows)[i];
-
-		cell_text(res, i, 0, l->account, sizeof(l->account));
-		cell_text(res, i, 1, l->family, sizeof(l->family));
-		l->limit = (long)cell_int(res, i, 2, 0);
-		l->successes = (long)cell_int(res, i, 3, 0);
-		l->changed_at = cell_double(res, i, 4, 0);
-		cell_text(res, i, 5, l->why, sizeof(l->why));
-	}
-	*count = (size_t)n;
-	PQclear(res);
-	return true;
+	    " ORDER BY account, family", v, 2, sizeof(**rows), adaptive_limit_from_row, rows, count,
+	    "reading the adaptive limits", err);
 }
 
 static bool
@@ -1204,10 +1355,10 @@ pg_adaptive_save(struct store *store, const struct adaptive_limit *l, struct sto
 		{ .type = DB_INT, .i = l->successes }, { .type = DB_REAL, .r = l->changed_at }, text_value(l->why),
 	};
 
-	return pg_run(pg_of(store), "INSERT INTO adaptive_limits (account, family, limit_now, successes,"
+	return pg_defer(pg_of(store), "INSERT INTO adaptive_limits (account, family, limit_now, successes,"
 	    " changed_at, why) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (account, family) DO UPDATE SET"
 	    " limit_now = excluded.limit_now, successes = excluded.successes, changed_at = excluded.changed_at,"
-	    " why = excluded.why", v, 6, NULL, "saving an adaptive limit", err);
+	    " why = excluded.why", v, 6, "saving an adaptive limit", false, err);
 }
 
 /* ---- budget counters ---- */
@@ -1226,11 +1377,11 @@ pg_budget_add(struct store *store, const char *account, const char *family,
 			{ .type = DB_REAL, .r = adds[i].runs },
 		};
 
-		ok = pg_run(pg_of(store), "INSERT INTO budget_buckets AS c (account, family, model, width, bucket,"
+		ok = pg_defer(pg_of(store), "INSERT INTO budget_buckets AS c (account, family, model, width, bucket,"
 		    " tokens, usd, runs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
 		    " ON CONFLICT (account, family, model, width, bucket, origin) DO UPDATE SET"
 		    " tokens = c.tokens + excluded.tokens, usd = c.usd + excluded.usd, runs = c.runs + excluded.runs",
-		    v, 8, NULL, "counting for a budget", err);
+		    v, 8, "counting for a budget", false, err);
 	}
 	return ok;
 }
@@ -1241,8 +1392,8 @@ pg_budget_prune(struct store *store, const char *account, const char *family, do
 {
 	struct db_value v[3] = { text_value(account), text_value(family), { .type = DB_REAL, .r = now } };
 
-	return pg_run(pg_of(store), "DELETE FROM budget_buckets WHERE account = $1 AND family = $2"
-	    " AND bucket + 61 * width <= $3", v, 3, NULL, "pruning a budget's counters", err);
+	return pg_defer(pg_of(store), "DELETE FROM budget_buckets WHERE account = $1 AND family = $2"
+	    " AND bucket + 61 * width <= $3", v, 3, "pruning a budget's counters", false, err);
 }
 
 static bool
@@ -1257,11 +1408,26 @@ pg_budget_merge(struct store *store, const char *origin, const struct budget_buc
 	};
 
 	return lock_key(pg_of(store), row->account, row->family, err) &&
-	    pg_run(pg_of(store), "INSERT INTO budget_buckets AS c (account, family, model, width, bucket, origin,"
+	    pg_defer(pg_of(store), "INSERT INTO budget_buckets AS c (account, family, model, width, bucket, origin,"
 	    " tokens, usd, runs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
 	    " ON CONFLICT (account, family, model, width, bucket, origin) DO UPDATE SET"
 	    " tokens = greatest(c.tokens, excluded.tokens), usd = greatest(c.usd, excluded.usd),"
-	    " runs = greatest(c.runs, excluded.runs)", v, 9, NULL, "replaying a budget's counters", err);
+	    " runs = greatest(c.runs, excluded.runs)", v, 9, "replaying a budget's counters", false, err);
+}
+
+static void
+budget_bucket_from_row(const PGresult *res, int row, void *item)
+{
+	struct budget_bucket *b = item;
+
+	cell_text(res, row, 0, b->account, sizeof(b->account));
+	cell_text(res, row, 1, b->family, sizeof(b->family));
+	cell_text(res, row, 2, b->model, sizeof(b->model));
+	b->width = cell_double(res, row, 3, 0);
+	b->bucket = cell_double(res, row, 4, 0);
+	b->tokens = cell_double(res, row, 5, 0);
+	b->usd = cell_double(res, row, 6, 0);
+	b->runs = cell_double(res, row, 7, 0);
 }
 
 static bool
@@ -1269,36 +1435,24 @@ pg_budget_buckets(struct store *store, const char *account, const char *family,
     struct budget_bucket **rows, size_t *count, struct store_error *err)
 {
 	struct db_value v[2] = { text_value(account), text_value(family) };
-	PGresult *res;
-	int n;
 
-	*rows = NULL;
-	*count = 0;
-	if (!pg_run(pg_of(store), "SELECT account, family, model, width, bucket, sum(tokens), sum(usd), sum(runs)"
-	    " FROM budget_buckets WHERE $1::text IS NULL OR (account = $1 AND family = $2)"
+	return read_rows(pg_of(store), "SELECT account, family, model, width, bucket, sum(tokens), sum(usd),"
+	    " sum(runs) FROM budget_buckets WHERE $1::text IS NULL OR (account = $1 AND family = $2)"
 	    " GROUP BY account, family, model, width, bucket ORDER BY account, family, model, width, bucket",
-	    v, 2, &res, "reading a budget's counters", err))
-		return false;
-	n = PQntuples(res);
-	if (n > 0 && (*rows = calloc((size_t)n, sizeof(**rows))) == NULL) {
-		PQclear(res);
-		return set_error(err, STORE_ERR_IO, "%s: out of memory", store->path);
-	}
-	for (int i = 0; i < n; i++) {
-		struct budget_bucket *b = &(*rows)[i];
+	    v, 2, sizeof(**rows), budget_bucket_from_row, rows, count, "reading a budget's counters", err);
+}
 
-		cell_text(res, i, 0, b->account, sizeof(b->account));
-		cell_text(res, i, 1, b->family, sizeof(b->family));
-		cell_text(res, i, 2, b->model, sizeof(b->model));
-		b->width = cell_double(res, i, 3, 0);
-		b->bucket = cell_double(res, i, 4, 0);
-		b->tokens = cell_double(res, i, 5, 0);
-		b->usd = cell_double(res, i, 6, 0);
-		b->runs = cell_double(res, i, 7, 0);
-	}
-	*count = (size_t)n;
-	PQclear(res);
-	return true;
+static void
+wait_total_from_row(const PGresult *res, int row, void *item)
+{
+	struct wait_total *w = item;
+
+	cell_text(res, row, 0, w->account, sizeof(w->account));
+	cell_text(res, row, 1, w->family, sizeof(w->family));
+	cell_text(res, row, 2, w->model, sizeof(w->model));
+	cell_text(res, row, 3, w->why, sizeof(w->why));
+	w->secs = cell_double(res, row, 4, 0);
+	w->waits = (long)cell_int(res, row, 5, 0);
 }
 
 static bool
@@ -1306,34 +1460,11 @@ pg_wait_totals(struct store *store, double since, struct wait_total **rows, size
     struct store_error *err)
 {
 	struct db_value v[1] = { { .type = DB_REAL, .r = since } };
-	PGresult *res;
-	int n;
 
-	*rows = NULL;
-	*count = 0;
-	if (!pg_run(pg_of(store), "SELECT account, family, model, reason,"
+	return read_rows(pg_of(store), "SELECT account, family, model, reason,"
 	    " sum(greatest(coalesce(ended_at, \"until\", at) - at, 0)), count(*) FROM waits"
-	    " WHERE kind = 'wait' AND at >= $1 GROUP BY account, family, model, reason", v, 1, &res,
-	    "reading the waits", err))
-		return false;
-	n = PQntuples(res);
-	if (n > 0 && (*rows = calloc((size_t)n, sizeof(**rows))) == NULL) {
-		PQclear(res);
-		return set_error(err, STORE_ERR_IO, "%s: out of memory", store->path);
-	}
-	for (int i = 0; i < n; i++) {
-		struct wait_total *w = &(*rows)[i];
-
-		cell_text(res, i, 0, w->account, sizeof(w->account));
-		cell_text(res, i, 1, w->family, sizeof(w->family));
-		cell_text(res, i, 2, w->model, sizeof(w->model));
-		cell_text(res, i, 3, w->why, sizeof(w->why));
-		w->secs = cell_double(res, i, 4, 0);
-		w->waits = (long)cell_int(res, i, 5, 0);
-	}
-	*count = (size_t)n;
-	PQclear(res);
-	return true;
+	    " WHERE kind = 'wait' AND at >= $1 GROUP BY account, family, model, reason", v, 1, sizeof(**rows),
+	    wait_total_from_row, rows, count, "reading the waits", err);
 }
 
 const struct store_ops store_pg_ops = {
