@@ -724,6 +724,7 @@ pg_close(struct store *store)
 {
 	struct pg_store *pg = pg_of(store);
 
+	drop_deferred(pg);
 	PQfinish(pg->conn);
 	explicit_bzero(pg->password, sizeof(pg->password));
 	free(pg);
