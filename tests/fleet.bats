@@ -10,6 +10,10 @@ bats_require_minimum_version 1.5.0
 HOSTS="host-a host-b host-c"
 WRAPPERS=16
 
+teardown() {
+	private_pg_stop
+}
+
 setup() {
 	on_postgresql || skip "needs RLWRAP_TEST_BACKEND=postgresql (make check-postgresql)"
 	common_setup
@@ -98,6 +102,7 @@ server_pids() {
 
 @test "partition: a stopped server costs the timeout, a trip meanwhile refuses locally, the journals replay once" {
 	local h n pids
+	private_pg_server   # stopped below: suites beside this one keep theirs
 	for h in $HOSTS; do
 		printf '[store]\nconnect_timeout = 2s\nstatement_timeout = 1s\n' > "$h/config"
 	done

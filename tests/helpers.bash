@@ -31,6 +31,25 @@ backend_setup() {
 	fi
 }
 
+# private_pg_server: a server of the test's own (tests/pg-server), for a
+# test that stops its server: suites running beside it under make -j keep
+# the shared one.  teardown stops it (private_pg_stop).
+private_pg_server() {
+	PRIVATE_PG=$(mktemp -d /tmp/rlwrap-pgp.XXXXXX) || return 1
+	RLWRAP_TEST_PG=$("$BATS_TEST_DIRNAME/pg-server" start "$PRIVATE_PG") || return 1
+	RLWRAP_DB=$RLWRAP_TEST_PG
+	export RLWRAP_TEST_PG RLWRAP_DB PRIVATE_PG
+}
+
+private_pg_stop() {
+	[ -n "${PRIVATE_PG:-}" ] || return 0
+	local pid
+	# a test that failed during its outage left the server stopped
+	pid=$(head -1 "$PRIVATE_PG/data/postmaster.pid" 2> /dev/null) &&
+		kill -CONT "$pid" $(pgrep -P "$pid") 2> /dev/null
+	"$BATS_TEST_DIRNAME/pg-server" stop "$PRIVATE_PG"
+}
+
 on_postgresql() {
 	[ "${RLWRAP_TEST_BACKEND:-sqlite}" = postgresql ]
 }

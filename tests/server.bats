@@ -7,6 +7,10 @@
 load helpers
 bats_require_minimum_version 1.5.0
 
+teardown() {
+	private_pg_stop
+}
+
 setup() {
 	on_postgresql || skip "needs RLWRAP_TEST_BACKEND=postgresql (make check-postgresql)"
 	agent_setup
@@ -115,6 +119,7 @@ tcp_url() {
 }
 
 @test "a stopped server (SIGSTOP) costs at most the timeouts: the child's bytes and status intact" {
+	private_pg_server   # stopped below: suites beside this one keep theirs
 	"$RLWRAP" status > /dev/null
 	local pid; pid=$(head -1 "$(dirname "$(printf '%s' "$RLWRAP_TEST_PG" | sed -E 's/.*host=([^&]+).*/\1/')/data")/postmaster.pid" 2>/dev/null ||
 		head -1 "$(printf '%s' "$RLWRAP_TEST_PG" | sed -E 's/.*host=([^&]+).*/\1/')/data/postmaster.pid")
