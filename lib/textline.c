@@ -691,11 +691,37 @@ static const unsigned char after_bracket[256] = {
  * colon near its start or begins with one of head_words.  Most lines are
  * settled here by their first bytes.
  */
+/*
+ * The first word of a line that starts with a letter or '_': a label or a
+ * component ends it with a colon; a sentence, a banner or "x failed:" with
+ * a blank; anything else ("make[2]:", "src/a.c:12:", "foo(") is no shape
+ * at all.  1: worth reading; 0: plain; -1: worth reading only if a colon
+ * follows within 96 bytes of *end (the caller looks: by memchr, or by the
+ * slice's colon bits).
+ */
+static inline int
+first_word_verdict(const char *s, size_t len, size_t *end)
+{
+	size_t n = 1;
+
+	while (n < len && IS_WORD(s[n]))
+		n++;
+	*end = n;
+	if (n == len || s[n] == ':')
+		return 1;
+	if (s[n] == '/' && n == 4 && memcmp(s, "HTTP", 4) == 0)
+		return 1;
+	if (s[n] != ' ' && s[n] != ',' && (unsigned char)s[n] != 0xe2)
+		return 0;
+	return is_head_word(s, len) ? 1 : -1;
+}
+
 static bool
 worth_reading(const char *s, size_t len)
 {
 	unsigned char c = (unsigned char)s[0];
-	size_t n = 1;
+	size_t n;
+	int v;
 
 	if (c >= 0xc2 || c == '<')
 		return true;
@@ -707,18 +733,9 @@ worth_reading(const char *s, size_t len)
 		    (len > 5 && s[2] == ':' && s[5] == ':') || s[1] == '-' || s[1] == ' ');
 	if (!IS_ALPHA(c) && c != '_')
 		return false;
-	/* The first word: a label or a component ends it with a colon; a
-	 * sentence, a banner or "x failed:" with a blank; anything else
-	 * ("make[2]:", "src/a.c:12:", "foo(") is no shape at all. */
-	while (n < len && IS_WORD(s[n]))
-		n++;
-	if (n == len || s[n] == ':')
-		return true;
-	if (s[n] == '/' && n == 4 && memcmp(s, "HTTP", 4) == 0)
-		return true;
-	if (s[n] != ' ' && s[n] != ',' && (unsigned char)s[n] != 0xe2)
-		return false;
-	return is_head_word(s, len) || memchr(s + n, ':', len - n < 96 ? len - n : 96) != NULL;
+	if ((v = first_word_verdict(s, len, &n)) >= 0)
+		return v == 1;
+	return memchr(s + n, ':', len - n < 96 ? len - n : 96) != NULL;
 }
 
 /* ---- the hot loop's first look ---- */
@@ -791,18 +808,13 @@ plain_numbered_word(const char *s, size_t len, const struct textline_bits *b, si
 static bool
 word_worth_reading(const char *s, size_t len, const struct textline_bits *b, size_t off)
 {
-	size_t n = 1;
+	size_t n, stop;
+	int v;
 
-	while (n < len && IS_WORD(s[n]))
-		n++;
-	if (n == len || s[n] == ':')
-		return true;
-	if (s[n] == '/' && n == 4 && memcmp(s, "HTTP", 4) == 0)
-		return true;
-	if (s[n] != ' ' && s[n] != ',' && (unsigned char)s[n] != 0xe2)
-		return false;
-	return is_head_word(s, len) ||
-	    first_bit(b->colon, off + n, off + (len - n < 96 ? len : n + 96)) < off + (len - n < 96 ? len : n + 96);
+	if ((v = first_word_verdict(s, len, &n)) >= 0)
+		return v == 1;
+	stop = off + (len - n < 96 ? len : n + 96);
+	return first_bit(b->colon, off + n, stop) < stop;
 }
 
 /* A log line that its level makes plain ("2026-11-30T11:59:58Z INFO ...",
