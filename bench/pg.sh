@@ -30,6 +30,7 @@ fi
 export HOME=$dir RLWRAP_CONFIG=$dir/config RLWRAP_SCHEMA=bench_$$
 unset RLWRAP_TEST_NOW RLWRAP_ACCOUNT CLAUDE_CONFIG_DIR
 printf '[store]\nkeep_runs = 0\nkeep_days = 0\n' > "$RLWRAP_CONFIG"
+printf '[store]\nkeep_runs = 0\nkeep_days = 0\nmemo_ttl = 0\n' > "$dir/config-asked"
 
 # median_ms WANT_STATUS command...: the median wall time in ms of RUNS runs,
 # each of which must end with WANT_STATUS.
@@ -46,30 +47,36 @@ median_ms() {
 	done | median | awk '{ print $1 / 1000 }'
 }
 
-# pass_and_refuse DB: "PASS_MS REFUSE_MS" on the store DB.
+# pass_and_refuse DB: "PASS_MS REFUSE_MS ASKED_MS" on the store DB: a
+# refusal as it comes (a server store: from the host's memo of the open
+# breaker, after the first), and one that asks the server every time
+# (memo_ttl = 0: what the first refusal on a host costs).
 pass_and_refuse() {
 	export RLWRAP_DB=$1
 	"$RLWRAP" status > /dev/null
-	local pass refuse
+	local pass refuse asked
 	pass=$(median_ms 0 "$RLWRAP" -f claude -- "$TRUE")
 	"$RLWRAP" trip --for 1h claude > /dev/null
 	refuse=$(median_ms 75 "$RLWRAP" -f claude -- "$TRUE")
+	asked=$(RLWRAP_CONFIG=$dir/config-asked median_ms 75 "$RLWRAP" -f claude -- "$TRUE")
 	"$RLWRAP" reset claude > /dev/null
-	echo "$pass $refuse"
+	echo "$pass $refuse $asked"
 }
 
 echo "pg: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); server on loopback TCP${RLWRAP_BENCH_PG_SOCKET:+ and its unix socket}"
-read -r s_pass s_refuse < <(pass_and_refuse "$dir/state.db")
-read -r p_pass p_refuse < <(pass_and_refuse "$RLWRAP_BENCH_PG")
-u_pass=- u_refuse=-
+read -r s_pass s_refuse _ < <(pass_and_refuse "$dir/state.db")
+read -r p_pass p_refuse p_asked < <(pass_and_refuse "$RLWRAP_BENCH_PG")
+u_pass=- u_refuse=- u_asked=-
 if [ -n "${RLWRAP_BENCH_PG_SOCKET:-}" ]; then
-	read -r u_pass u_refuse < <(pass_and_refuse "$RLWRAP_BENCH_PG_SOCKET")
+	read -r u_pass u_refuse u_asked < <(pass_and_refuse "$RLWRAP_BENCH_PG_SOCKET")
 fi
-awk -v sp="$s_pass" -v sr="$s_refuse" -v pp="$p_pass" -v pr="$p_refuse" -v up="$u_pass" -v ur="$u_refuse" -v n="$runs" 'BEGIN {
+awk -v sp="$s_pass" -v sr="$s_refuse" -v pp="$p_pass" -v pr="$p_refuse" -v up="$u_pass" -v ur="$u_refuse" \
+    -v pa="$p_asked" -v ua="$u_asked" -v n="$runs" 'BEGIN {
 	printf "let through (gate + record), SQLite file:  %.3f ms (median of %d)\n", sp, n
 	printf "let through (gate + record), PostgreSQL:   %.3f ms (TCP), %s ms (unix socket)\n", pp, up
 	printf "refused (75), SQLite file:                 %.3f ms\n", sr
 	printf "refused (75), PostgreSQL:                  %.3f ms (TCP), %s ms (unix socket) (goal: under 5 ms)\n", pr, ur
+	printf "refused asking the server (memo_ttl = 0):  %.3f ms (TCP), %s ms (unix socket)\n", pa, ua
 }'
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -110,6 +117,6 @@ if [ "$errlines" -gt 0 ]; then
 	echo "first stderr lines:"
 	cat "$dir"/err.* | sed -E 's/[0-9]+/N/g' | sort | uniq -c | sort -rn | head -5
 fi
-printf 'RESULT pg sqlite_pass_ms=%s pg_pass_ms=%s pg_socket_pass_ms=%s sqlite_refuse_ms=%s pg_refuse_ms=%s pg_socket_refuse_ms=%s runs_per_s=%s lost=%s\n' \
-	"$s_pass" "$p_pass" "$u_pass" "$s_refuse" "$p_refuse" "$u_refuse" "$(awk -v n="$started" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')" "$lost"
+printf 'RESULT pg sqlite_pass_ms=%s pg_pass_ms=%s pg_socket_pass_ms=%s sqlite_refuse_ms=%s pg_refuse_ms=%s pg_socket_refuse_ms=%s pg_asked_refuse_ms=%s pg_socket_asked_refuse_ms=%s runs_per_s=%s lost=%s\n' \
+	"$s_pass" "$p_pass" "$u_pass" "$s_refuse" "$p_refuse" "$u_refuse" "$p_asked" "$u_asked" "$(awk -v n="$started" -v s="$secs" 'BEGIN { printf "%.0f", n / s }')" "$lost"
 [ "$lost" -eq 0 ] && [ "$odd" -eq 0 ] && [ "$errlines" -eq 0 ]

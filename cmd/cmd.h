@@ -121,6 +121,8 @@ bool cmd_state_look(struct cmd_state *st, struct config *cfg);
 void cmd_state_close(struct cmd_state *st);
 /* The warning for a state file others can write (store_writable_by_others()). */
 void cmd_warn_exposed_store(const struct store *store);
+/* A reset made here: this host's memo of the server's open breakers goes. */
+void cmd_forget_memo(const struct config *cfg);
 /* KEY, with the account resolved as the wrapper would when it names none;
  * a usage error (printed) on a bad key. */
 bool cmd_parse_key(const struct cmd_entry *entry, const struct config *cfg, const char *text,

@@ -39,6 +39,7 @@ reset_exec(struct args *args)
 		key_format(&key, name, sizeof(name));
 		warnx_visible("no breaker %s (account %s)", name, key.account);
 	} else {
+		cmd_forget_memo(&cfg);
 		printf("closed %d breaker%s\n", closed, closed == 1 ? "" : "s");
 		rc = fflush(stdout) == 0 ? 0 : 1;
 		hooks_run_transitions(&cfg, &closes);

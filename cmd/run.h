@@ -63,6 +63,7 @@ struct run_breaker {
 	struct config cfg;
 	struct store *store;              /* NULL: none (failed open, or given up) */
 	struct store_options store_opts;  /* where it is, for the heartbeat's own connection */
+	char memo[PATH_MAX + 64];         /* a server store's memo (breaker_memo.h); "" = none */
 	bool store_warned;                /* the one store warning is out */
 	bool read_only;                   /* the store is a read-only snapshot: gate only */
 	struct probe_lease holder;        /* this process */

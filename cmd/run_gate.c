@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "breaker_memo.h"
 #include "cmd.h"
 #include "redact.h"
 #include "run.h"
@@ -197,19 +198,52 @@ refuse_slot(const struct run_breaker *b, const struct run_opts *o, const struct 
 	return EXIT_REFUSED;
 }
 
+/*
+ * A spawn that an open breaker in a server store's memo refuses is
+ * refused here, before libpq is loaded or the server asked (breaker_memo.h).
+ * A wait within the --wait budget is left to the server's gate.
+ */
+static int
+memo_refusal(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id)
+{
+	struct gate_decision d;
+	double now = run_clock(b), wake;
+
+	if (b->cfg.store_memo_ttl <= 0 || !b->cfg.breaker_enabled ||
+	    !memo_path(&b->store_opts, b->memo, sizeof(b->memo))) {
+		b->memo[0] = '\0';
+		return -1;
+	}
+	memset(&d, 0, sizeof(d));
+	if (o->force || !memo_blocker(b->memo, id->account, id->family, id->model, now, b->cfg.store_memo_ttl,
+	    &d.blocking))
+		return -1;
+	d.blocked_until = d.blocking.resets_at;
+	if (o->wait && breaker_wait_plan(d.blocked_until, now, o->wait_max, 0, &wake))
+		return -1;
+	return refuse(b, o, id, &d, now, o->wait ? o->wait_max : -1);
+}
+
 int
 run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id)
 {
 	struct store_options *opts = &b->store_opts;
 	struct store_error error;
-	json_t *argv = redact_argv_json(o->argc, o->argv, &b->argv_redacted);
+	json_t *argv;
+	bool resolved = store_options_resolve(opts, b->cfg.store_path, b->cfg.keep_runs, b->cfg.keep_days, &error);
+	int rc;
 
+	if (resolved) {
+		store_options_server(opts, b->cfg.store_schema, b->cfg.store_connect_timeout,
+		    b->cfg.store_statement_timeout);
+		if ((rc = memo_refusal(b, o, id)) >= 0)
+			return rc;
+	}
+	argv = redact_argv_json(o->argc, o->argv, &b->argv_redacted);
 	b->argv_json = argv != NULL ? json_dumps(argv, JSON_COMPACT) : NULL;
 	b->argv_exact = b->argv_redacted ? NULL : argv_exact_json(o->argc, o->argv, b->argv_json);
 	json_decref(argv);
-	if (store_options_resolve(opts, b->cfg.store_path, b->cfg.keep_runs, b->cfg.keep_days, &error) &&
-	    (store_options_server(opts, b->cfg.store_schema, b->cfg.store_connect_timeout,
-	    b->cfg.store_statement_timeout), store_open(opts, &b->store, &error))) {
+	if (resolved && store_open(opts, &b->store, &error)) {
 		/* A server away: on_store_error = closed wants its say, not a journal's. */
 		if (store_on_journal(b->store) && b->cfg.on_store_error == STORE_ERROR_CLOSED && !o->force) {
 			store_take_notice(b->store, error.message, sizeof(error.message));
@@ -275,6 +309,20 @@ struct gate {
 	char cwd[PATH_MAX];
 };
 
+/* What the server's gate showed goes to the memo: the breaker that
+ * refuses, or, when it lets the spawn through, nothing open.  A wait
+ * looks again and again: its answers are not noted. */
+static void
+memo_after_gate(struct run_breaker *b, const struct gate *g, double now)
+{
+	if (b->memo[0] == '\0' || store_on_journal(b->store))
+		return;
+	if (g->d.verdict == GATE_REFUSE && !g->d.probe_busy)
+		memo_note(b->memo, g->id->account, g->id->family, g->id->model, &g->d.blocking, now);
+	else if (g->d.verdict == GATE_RUN || g->d.verdict == GATE_PROBE)
+		memo_note(b->memo, g->id->account, g->id->family, g->id->model, NULL, now);
+}
+
 /* The breakers: WAIT_GO, WAIT_MORE (r filled), or an exit status. */
 static int
 check_breakers(struct gate *g, double now, struct wait_reason *r)
@@ -290,6 +338,7 @@ check_breakers(struct gate *g, double now, struct wait_reason *r)
 		return WAIT_GO;
 	}
 	g->req.record = false;
+	memo_after_gate(b, g, now);
 	b->gated = true;
 	b->trips_seen = g->d.trips_seen;
 	run_store_notice(b);
@@ -654,6 +703,23 @@ adaptive_record_run(struct run_breaker *b, const struct run_identity *id, const 
 		store_trouble(b, &error);
 }
 
+/* What this run's record did: a trip refuses this host's next spawn from
+ * the memo; a success that closed breakers empties it (forgetting costs
+ * only a question to the server). */
+static void
+memo_after_run(struct run_breaker *b, const struct run_result *r)
+{
+	enum breaker_change c = r->outcome.change;
+
+	if (b->memo[0] == '\0' || b->store == NULL || store_on_journal(b->store) || r->run_id == 0)
+		return;
+	if (r->outcome.closed > 0 || c == CHANGE_CLOSED)
+		memo_forget(b->memo);
+	else if (c != CHANGE_NONE)
+		memo_note(b->memo, r->outcome.breaker.key.account, r->outcome.breaker.key.family, NULL,
+		    &r->outcome.breaker, run_clock(b));
+}
+
 void
 record_after_run(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
     struct run_result *r)
@@ -696,4 +762,5 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 	memset(&b->probe_closes, 0, sizeof(b->probe_closes));
 	if (r->run_id != 0)
 		hooks_run_transitions(&b->cfg, &r->outcome.transitions);
+	memo_after_run(b, r);
 }

@@ -7,6 +7,7 @@
 
 #include "admission.h"
 #include "breaker.h"
+#include "breaker_memo.h"
 #include "cmd.h"
 
 bool
@@ -30,6 +31,20 @@ cmd_warn_exposed_store(const struct store *store)
 	if (store_writable_by_others(store, why, sizeof(why)))
 		warnx_visible("state file: %s: others can write it, and so plant a command for "
 		    "`recover --yes` (which refuses it); chmod go-w", why);
+}
+
+void
+cmd_forget_memo(const struct config *cfg)
+{
+	struct store_options opts;
+	struct store_error error;
+	char path[PATH_MAX + 64];
+
+	if (!store_options_resolve(&opts, cfg->store_path, 0, 0, &error))
+		return;
+	store_options_server(&opts, cfg->store_schema, 0, 0);
+	if (memo_path(&opts, path, sizeof(path)))
+		memo_forget(path);
 }
 
 static struct store *

@@ -41,6 +41,7 @@ config_defaults(struct config *cfg)
 	cfg->probe_timeout = 10 * 60;
 	cfg->on_store_error = STORE_ERROR_OPEN;
 	cfg->keep_runs = 10000;
+	cfg->store_memo_ttl = CONFIG_MEMO_TTL_DEFAULT;
 	cfg->keep_days = 30;
 	cfg->hook_timeout = 10;
 }
@@ -283,6 +284,13 @@ store_key(struct parse_state *ps, const char *name, const char *value)
 		if (!parse_positive_duration(value, name[0] == 'c' ? &cfg->store_connect_timeout :
 		    &cfg->store_statement_timeout))
 			return fail(ps, "%s: '%s' is not a positive duration (like 2s)", name, value);
+		return true;
+	}
+	if (strcmp(name, "memo_ttl") == 0) {
+		if (strcmp(value, "0") != 0 && !parse_positive_duration(value, &cfg->store_memo_ttl))
+			return fail(ps, "memo_ttl: '%s' is not a duration (like 30s; 0 = no memo)", value);
+		if (strcmp(value, "0") == 0)
+			cfg->store_memo_ttl = 0;
 		return true;
 	}
 	if (strcmp(name, "schema") == 0) {

@@ -21,6 +21,8 @@
 #define CONFIG_COMMAND_MAX 64
 #define CONFIG_ENV_NAME_MAX 64
 #define CONFIG_MODEL_MAX 64
+/* How long a host trusts an open breaker it read from a server store. */
+#define CONFIG_MEMO_TTL_DEFAULT 30.0
 
 enum store_error_policy {
 	STORE_ERROR_OPEN,    /* warn once and run the child anyway (default) */
@@ -89,6 +91,7 @@ struct config {
 	char store_schema[64];               /* PostgreSQL schema; "" = the default */
 	double store_connect_timeout;        /* seconds; 0 = the default */
 	double store_statement_timeout;      /* seconds; 0 = the default */
+	double store_memo_ttl;               /* seconds a server's open breaker is trusted; 0 = never */
 	long keep_runs;                      /* 0 = no limit by count */
 	long keep_days;                      /* 0 = no limit by age */
 	/* [hooks]: on_trip, on_close, on_wait ("" = none) and their time limit */

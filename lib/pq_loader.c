@@ -16,7 +16,9 @@ pq_load(char *err, size_t size)
 
 	if (pq_loaded)
 		return true;
-	if ((lib = dlopen(PQ_SONAME, RTLD_NOW | RTLD_LOCAL)) == NULL) {
+	/* Lazy: the calls of libpq's thirty libraries that a connection never
+	 * makes are never bound (docs/design.md section 6). */
+	if ((lib = dlopen(PQ_SONAME, RTLD_LAZY | RTLD_LOCAL)) == NULL) {
 		snprintf(err, size, "PostgreSQL store: cannot load %s: %s", PQ_SONAME, dlerror());
 		return false;
 	}

@@ -1,4 +1,6 @@
 /* store.c: the store interface: choosing the backend, and passing each call on to it. */
+#include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,6 +108,31 @@ store_options_server(struct store_options *opts, const char *schema,
 	    sizeof(opts->schema));
 	opts->connect_timeout = connect_timeout > 0 ? connect_timeout : STORE_TIMEOUT_DEFAULT;
 	opts->statement_timeout = statement_timeout > 0 ? statement_timeout : STORE_TIMEOUT_DEFAULT;
+}
+
+bool
+store_make_parent_dirs(const char *path, struct store_error *err)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	strlcpy(dir, path, sizeof(dir));
+	if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
+		return true;
+	*slash = '\0';
+	for (char *p = dir + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char saved = *p;
+
+		*p = '\0';
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+			return set_error(err, errno == EACCES || errno == EROFS ? STORE_ERR_READONLY : STORE_ERR_OPEN,
+			    "%s: cannot create directory %s: %s", path, dir, strerror(errno));
+		*p = saved;
+		if (saved == '\0')
+			return true;
+	}
 }
 
 bool

@@ -126,5 +126,7 @@ bool set_error(struct store_error *err, enum store_status status, const char *fm
 /* The names stored for enum breaker_state. */
 const char *breaker_state_name(enum breaker_state s);
 enum breaker_state breaker_state_from_name(const char *name);
+/* mkdir -p of path's directory, each created component 0700. */
+bool store_make_parent_dirs(const char *path, struct store_error *err);
 
 #endif

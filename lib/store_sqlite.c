@@ -116,32 +116,6 @@ db_error(struct store_error *err, const char *path, sqlite3 *db, int rc, const c
 	}
 }
 
-/* mkdir -p of path's directory, each created component 0700. */
-static bool
-make_parent_dirs(const char *path, struct store_error *err)
-{
-	char dir[PATH_MAX];
-	char *slash;
-
-	strlcpy(dir, path, sizeof(dir));
-	if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
-		return true;
-	*slash = '\0';
-	for (char *p = dir + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-
-		*p = '\0';
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-			return set_error(err, errno == EACCES || errno == EROFS ? STORE_ERR_READONLY : STORE_ERR_OPEN,
-			    "%s: cannot create directory %s: %s", path, dir, strerror(errno));
-		*p = saved;
-		if (saved == '\0')
-			return true;
-	}
-}
-
 /* Creates the file 0600 when it does not exist yet (SQLite would use 0644). */
 static bool
 create_file(const char *path, struct store_error *err)
@@ -287,7 +261,7 @@ open_db(struct sqlite_store *sq, const struct store_options *opts, struct store_
 	char uri[PATH_MAX + 32];
 	int rc;
 
-	if (!opts->read_only && (!make_parent_dirs(opts->path, err) || !create_file(opts->path, err)))
+	if (!opts->read_only && (!store_make_parent_dirs(opts->path, err) || !create_file(opts->path, err)))
 		return false;
 	configure_library();
 	if (opts->read_only && !immutable_uri(opts->path, uri, sizeof(uri)))

@@ -132,3 +132,79 @@ tcp_url() {
 	[ $((SECONDS - start)) -le 8 ]
 	assert_output --partial "$(printf 'a\0b')"
 }
+
+# host NAME: this shell's HOME, state directory and host id become NAME's,
+# on the same server and schema.
+host() {
+	export HOME="$BATS_TEST_TMPDIR/$1" XDG_STATE_HOME="$BATS_TEST_TMPDIR/$1/state" RLWRAP_HOST=$1
+	mkdir -p "$HOME"
+}
+
+refusals() {
+	db "select count(*) from waits where kind = 'refuse'"
+}
+
+@test "the memo: a host that read an open breaker refuses without asking the server until memo_ttl" {
+	host a
+	FAKE_STREAM=$BATS_TEST_TMPDIR/limit run -0 "$RLWRAP" -q -- claude
+	# Host b asks the server once, then refuses from what it read.
+	host b
+	run -75 "$RLWRAP" -- claude
+	assert_output --partial "refused: claude (scope *, account default) open on usage-limit until 2026-11-30T13:00:00Z"
+	assert_equal "$(refusals)" 1
+	run -75 "$RLWRAP" -- claude
+	assert_output --partial "until 2026-11-30T13:00:00Z"
+	assert_equal "$(refusals)" 1
+	# A model the breaker covers too (family-wide), and --signal-file as ever.
+	run -75 "$RLWRAP" -m sonnet --signal-file "$BATS_TEST_TMPDIR/sig.json" -- claude
+	assert_equal "$(jq -r '.reason + " " + .resets_at + " " + .refused_by' "$BATS_TEST_TMPDIR/sig.json")" \
+		"usage-limit 2026-11-30T13:00:00Z breaker"
+	assert_equal "$(refusals)" 1
+	# A reset on host a: b refuses from its memo until memo_ttl (30 s) has passed.
+	host a
+	run "$RLWRAP" reset claude
+	assert_success
+	host b
+	RLWRAP_TEST_NOW=$((T0 + 29)) run -75 "$RLWRAP" -- claude
+	assert_equal "$(refusals)" 1
+	success_stream "$BATS_TEST_TMPDIR/ok"
+	RLWRAP_TEST_NOW=$((T0 + 31)) FAKE_STREAM=$BATS_TEST_TMPDIR/ok run "$RLWRAP" -- claude
+	assert_success
+	[ ! -e "$XDG_STATE_HOME"/rlwrap/server-*.memo ]
+}
+
+@test "the memo: a reset or a success here forgets it at once; memo_ttl = 0 always asks; --wait asks" {
+	host a
+	FAKE_STREAM=$BATS_TEST_TMPDIR/limit run -0 "$RLWRAP" -q -- claude
+	ls "$XDG_STATE_HOME"/rlwrap/server-*.memo
+	run "$RLWRAP" reset claude
+	success_stream "$BATS_TEST_TMPDIR/ok"
+	FAKE_STREAM=$BATS_TEST_TMPDIR/ok run "$RLWRAP" -- claude
+	assert_success
+	# A trip again, then a success under --force: it closes the breaker, and
+	# the memo with it.
+	FAKE_STREAM=$BATS_TEST_TMPDIR/limit run -0 "$RLWRAP" -q -- claude
+	export RLWRAP_TEST_NOW=$((T0 + 5))   # a success closes a breaker tripped before it started
+	FAKE_STREAM=$BATS_TEST_TMPDIR/ok run "$RLWRAP" --force -- claude
+	assert_success
+	FAKE_STREAM=$BATS_TEST_TMPDIR/ok run "$RLWRAP" -- claude
+	assert_success
+	# memo_ttl = 0: every refusal is the server's (and writes its row).
+	FAKE_STREAM=$BATS_TEST_TMPDIR/limit run -0 "$RLWRAP" -q -- claude
+	printf '[store]\nmemo_ttl = 0\n' > "$RLWRAP_CONFIG"
+	run -75 "$RLWRAP" -- claude
+	run -75 "$RLWRAP" -- claude
+	assert_equal "$(refusals)" 2
+	# A wait within the --wait budget is the server's to plan, memo or not.
+	printf '[store]\nmemo_ttl = 1m\n' > "$RLWRAP_CONFIG"
+	RLWRAP_TEST_NOW=$((T0 + 3597)) run -75 "$RLWRAP" -- claude   # the memo is stale: asks
+	RLWRAP_TEST_NOW=$((T0 + 3598)) run -75 "$RLWRAP" -- claude   # from the memo
+	assert_equal "$(refusals)" 3
+	RLWRAP_POLL_MS=50 RLWRAP_TEST_NOW=$((T0 + 3599)) FAKE_STREAM=$BATS_TEST_TMPDIR/ok run "$RLWRAP" --wait=10s -- claude
+	assert_success
+	assert_output --partial "done"
+	printf '[store]\nmemo_ttl = soon\n' > "$RLWRAP_CONFIG"
+	run "$RLWRAP" status
+	assert_failure
+	assert_output --partial "memo_ttl: 'soon' is not a duration"
+}

@@ -1,0 +1,44 @@
+/*
+ * breaker_memo.h: the open breakers a server store last showed this host
+ * (docs/design.md section 6, "The memo").  A spawn such a breaker refuses
+ * is refused from a small file beside the journal, without loading libpq
+ * or reaching the server: resets only ever grow, so an open breaker read
+ * from the server stays open until its reset, unless someone resets it by
+ * hand; the memo trusts what it read for ttl seconds, which bounds how
+ * late this host sees such a reset.
+ *
+ * Ownership: every buffer is the caller's; nothing is kept between calls.
+ * The file is rewritten whole (a new file renamed over the old one), so a
+ * reader sees one writer's version; a memo that cannot be read or written
+ * is no memo (the server decides), never an error.
+ */
+#ifndef RLWRAP_BREAKER_MEMO_H
+#define RLWRAP_BREAKER_MEMO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "store.h"
+
+/* The memo of the server store opts names (its URL and schema), beside
+ * its journal; false when the store is a file or has no journal path. */
+bool memo_path(const struct store_options *opts, char *buf, size_t size);
+/*
+ * The open breaker of (account, family) that applies to model with the
+ * latest reset after now, read from the server at most ttl seconds before
+ * now; false when the memo has none (ask the server).
+ */
+bool memo_blocker(const char *path, const char *account, const char *family, const char *model,
+    double now, double ttl, struct breaker *out);
+/*
+ * What the server just showed of (account, family) for model: open, the
+ * breaker that blocks it (kept as read at now), or NULL, nothing open.
+ * The rows of the key that apply to model go first; with model NULL (a
+ * trip just recorded) only the row of open's own scope does.
+ */
+void memo_note(const char *path, const char *account, const char *family, const char *model,
+    const struct breaker *open, double now);
+/* Everything the memo holds goes (a reset made here). */
+void memo_forget(const char *path);
+
+#endif
