@@ -195,6 +195,11 @@ note_text_after(struct classifier *c, const char *s, size_t len, size_t indent,
 	c->ordinary_after_cand++;
 	if (c->gap_after_cand)
 		c->went_on_after_gap = true;
+	/* verdict_finish would drop it whatever the exit: dropped now, so that
+	 * nothing later (a JSON failure taking what it lacks, a judging record,
+	 * the plain-text hot path) sees a failure the run went on from. */
+	if (c->ordinary_after_cand >= 3 && c->cand.text_only)
+		c->cand.have = false;
 }
 
 /* Does the body of an error line, quotes and paths left out, name a failure? */
@@ -208,6 +213,30 @@ body_names_failure(const struct classifier *c, const char *s, size_t len)
 	evidence_init(&ev);
 	evidence_add_text(&ev, body, n, c->ctx.now);
 	return text_names_failure(&ev);
+}
+
+/* Does a line of this kind name a failure (ev: what it says)?  An error
+ * line only by its body, quotes and paths left out. */
+static bool
+line_names_failure(const struct classifier *c, const char *s, size_t len, enum textline_kind kind,
+    size_t body, struct evidence *ev)
+{
+	evidence_init(ev);
+	evidence_add_text(ev, s, len, c->ctx.now);
+	return text_names_failure(ev) && (kind != TEXTLINE_ERROR || body_names_failure(c, s + body, len - body));
+}
+
+bool
+text_line_inert(struct classifier *c, const char *s, size_t len, size_t indent, bool *ordinary)
+{
+	struct evidence ev;
+	size_t body;
+	enum textline_kind kind = textline_kind(&c->text, s, len, indent, &body);
+
+	*ordinary = textline_is_ordinary(s, len, indent, kind);
+	if (kind == TEXTLINE_PLAIN)
+		return true;
+	return kind != TEXTLINE_HEADER && !line_names_failure(c, s, len < 16384 ? len : 16384, kind, body, &ev);
 }
 
 /*
@@ -245,12 +274,7 @@ classify_text(struct classifier *c, const char *s, size_t len, size_t indent)
 		c->text_end = c->lineno;
 		return;
 	}
-	if (kind == TEXTLINE_PLAIN)
-		return;
-	evidence_init(&ev);
-	evidence_add_text(&ev, s, len, c->ctx.now);
-	if (!text_names_failure(&ev) ||
-	    (kind == TEXTLINE_ERROR && !body_names_failure(c, s + body, len - body)))
+	if (kind == TEXTLINE_PLAIN || !line_names_failure(c, s, len, kind, body, &ev))
 		return;
 	if (text_is_retry_notice(s, len)) {
 		verdict_apply(c, REC_NOTICE, &ev);

@@ -103,6 +103,10 @@ struct classifier {
  * (s after its indent of leading blanks). */
 void classify_value(struct classifier *c, json_t *v);
 void classify_text(struct classifier *c, const char *s, size_t len, size_t indent);
+/* Would classify_text, with nothing pending, only count this line (no
+ * failure, notice or header in it)?  Its decision without its effects;
+ * *ordinary: a line that shows the run went on (textline_is_ordinary). */
+bool text_line_inert(struct classifier *c, const char *s, size_t len, size_t indent, bool *ordinary);
 
 /* classify_lines.c: the line still being assembled, at the end of input. */
 void lines_finish(struct classifier *c);

@@ -913,15 +913,20 @@ textline_kind(struct textline_state *st, const char *s, size_t len, size_t inden
 	/* Code blocks, indented quotes and continuation lines never start a failure. */
 	if (st->in_fence || indent > 2 || len == 0 || !worth_reading(s, len))
 		return TEXTLINE_PLAIN;
-	switch (s[0]) {   /* retry-after, x-ratelimit-*, anthropic-ratelimit-*, "< " */
-	case 'r': case 'R': case 'x': case 'X': case 'a': case 'A': case '<':
-		if (is_rate_header(s, s + (len < 64 ? len : 64)))
-			return TEXTLINE_HEADER;
-		break;
-	default:
-		break;
-	}
+	if (textline_may_be_header(s, len))
+		return TEXTLINE_HEADER;
 	return head_kind(s, len, body);
+}
+
+bool
+textline_may_be_header(const char *s, size_t len)
+{
+	switch (len > 0 ? s[0] : '\0') {   /* retry-after, x-ratelimit-*, anthropic-ratelimit-*, "< " */
+	case 'r': case 'R': case 'x': case 'X': case 'a': case 'A': case '<':
+		return is_rate_header(s, s + (len < 64 ? len : 64));
+	default:
+		return false;
+	}
 }
 
 bool

@@ -39,6 +39,12 @@ struct textline_state {
 enum textline_kind textline_kind(struct textline_state *st, const char *s, size_t len,
     size_t indent, size_t *body);
 
+/* Does s (after its leading blanks) start like a rate-limit header with a
+ * reset ("retry-after: 30", "x-ratelimit-reset-tokens: 6m0s")?  Where it is
+ * not indented past 2 blanks and starts worth reading, textline_kind says
+ * TEXTLINE_HEADER for it. */
+bool textline_may_be_header(const char *s, size_t len);
+
 /*
  * The prefilter on a whole line, leading blanks and all: true when the line
  * is plain whatever came before it (no shape can start it, no fence mark,
