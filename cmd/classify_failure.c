@@ -54,8 +54,7 @@ print_signal(const struct fail_signal *sig, void *arg)
 static void
 print_if_all(const struct fail_signal *sig, void *arg)
 {
-	if (((const struct print_opts *)arg)->all)
-		print_signal(sig, arg);
+	print_signal(sig, arg);
 }
 
 /* A regular file is read through a window of the page cache, mapped: no
@@ -98,7 +97,8 @@ classify_fd(int fd, const char *name, const char *family, int exit_code, struct 
 
 	if (c == NULL)
 		err(EXIT_INTERNAL, "classifier");
-	classifier_on_signal(c, print_if_all, po);
+	if (po->all)   /* a callback makes the classifier read every line in full */
+		classifier_on_signal(c, print_if_all, po);
 	(void)feed_mapped(fd, c);
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0) {

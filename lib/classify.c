@@ -198,7 +198,7 @@ note_text_after(struct classifier *c, const char *s, size_t len, size_t indent,
 	/* verdict_finish would drop it whatever the exit: dropped now, so that
 	 * nothing later (a JSON failure taking what it lacks, a judging record,
 	 * the plain-text hot path) sees a failure the run went on from. */
-	if (c->ordinary_after_cand >= 3 && c->cand.text_only)
+	if (c->ordinary_after_cand >= TEXT_WENT_ON_LINES && c->cand.text_only)
 		c->cand.have = false;
 }
 
@@ -246,7 +246,6 @@ text_line_inert(struct classifier *c, const char *s, size_t len, size_t indent, 
  * message going on (details, a message wrapped at the terminal's width):
  * they add their reset; past MESSAGE_LINES_MAX they are output again.
  */
-#define MESSAGE_LINES_MAX 4
 void
 classify_text(struct classifier *c, const char *s, size_t len, size_t indent)
 {

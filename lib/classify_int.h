@@ -99,6 +99,12 @@ struct classifier {
 	int message_lines;         /* lines of the text candidate's message after it */
 };
 
+/* The lines right after a text failure that may be its message going on
+ * (details, a message wrapped at the terminal's width), and the ordinary
+ * lines after those that show the run went on from it. */
+#define MESSAGE_LINES_MAX 4
+#define TEXT_WENT_ON_LINES 3
+
 /* classify.c: a parsed JSON value (object or array of them); a text line
  * (s after its indent of leading blanks). */
 void classify_value(struct classifier *c, json_t *v);

@@ -413,9 +413,10 @@ buffer_append(struct classifier *c, const char *s, size_t len)
 }
 
 /*
- * The whole-chunk pass: one bit per byte for each '\n' and each ':' of a
+ * The whole-chunk pass: one bit per byte for each '\n', ':' and ' ' of a
  * slice, 64 bytes at a time (SSE2 where the compiler has it), so that
  * finding a line's end and a colon near its start cost no call per line.
+ * The colons and blanks only past a region that was skipped.
  */
 #define SCAN_SLICE 16384
 struct slice_bits {
@@ -424,41 +425,31 @@ struct slice_bits {
 	uint64_t space[SCAN_SLICE / 64];
 };
 
+/* One bit per byte equal to ch, for the 64-byte words [from, to) of s. */
 static void
-bits_build(struct slice_bits *b, const char *s, size_t len)
+bits_of(uint64_t *bits, char ch, const char *s, size_t len, size_t from, size_t to)
 {
-	size_t i = 0, w = 0;
+	size_t w = from;
 
 #ifdef __SSE2__
-	const __m128i nl = _mm_set1_epi8('\n'), colon = _mm_set1_epi8(':'), space = _mm_set1_epi8(' ');
+	const __m128i x = _mm_set1_epi8(ch);
 
-	for (; i + 64 <= len; i += 64, w++) {
-		const __m128i *at = (const __m128i *)(const void *)(s + i);
-		__m128i v0 = _mm_loadu_si128(at), v1 = _mm_loadu_si128(at + 1);
-		__m128i v2 = _mm_loadu_si128(at + 2), v3 = _mm_loadu_si128(at + 3);
+	for (; w < to && w * 64 + 64 <= len; w++) {
+		const __m128i *at = (const __m128i *)(const void *)(s + w * 64);
 
-#define BITS64(x) ((uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v0, x)) | \
-	(uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v1, x)) << 16 | \
-	(uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v2, x)) << 32 | \
-	(uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v3, x)) << 48)
-		b->nl[w] = BITS64(nl);
-		b->colon[w] = BITS64(colon);
-		b->space[w] = BITS64(space);
-#undef BITS64
+		bits[w] = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(at), x)) |
+		    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(at + 1), x)) << 16 |
+		    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(at + 2), x)) << 32 |
+		    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(at + 3), x)) << 48;
 	}
 #endif
-	for (; i < len; i += 64, w++) {
-		uint64_t n = 0, c = 0, sp = 0;
-		size_t m = len - i < 64 ? len - i : 64;
+	for (; w < to; w++) {
+		uint64_t b = 0;
+		size_t m = len - w * 64 < 64 ? len - w * 64 : 64;
 
-		for (size_t k = 0; k < m; k++) {
-			n |= (uint64_t)(s[i + k] == '\n') << k;
-			c |= (uint64_t)(s[i + k] == ':') << k;
-			sp |= (uint64_t)(s[i + k] == ' ') << k;
-		}
-		b->nl[w] = n;
-		b->colon[w] = c;
-		b->space[w] = sp;
+		for (size_t k = 0; k < m; k++)
+			b |= (uint64_t)(s[w * 64 + k] == ch) << k;
+		bits[w] = b;
 	}
 }
 
@@ -507,6 +498,192 @@ only_counted(struct classifier *c, const char *s, size_t len, const struct textl
 	return read_as_plain(c, s, len) || textline_surely_plain(s, len);
 }
 
+/*
+ * Skipping a region of text.  With nothing pending (plain_run), a line can
+ * do two kinds of things to the classifier: structural ones that last
+ * (JSON, a body opening at its end, a fence mark, a rate-limit header)
+ * and text ones: a failure line, a notice, the lines of its message.  A
+ * text failure is dropped once three ordinary lines follow it beyond the
+ * four lines its message may take (note_text_after), and leaves nothing
+ * behind.  So in a run of lines with no structural one that ends in seven
+ * ordinary lines which themselves name nothing, no line leaves a trace but
+ * its count: the run is counted, not read.  The cheap look per line is
+ * its first and last bytes; only the last lines are read in full.
+ */
+enum region_line { REGION_TEXT, REGION_BLANK, REGION_STOP };
+
+/* A first byte (after blanks) that may end a region: JSON, a fence, a
+ * rate-limit header; a blank or a carriage return needs a closer look. */
+static const unsigned char region_first[256] = {
+	['{'] = 1, ['`'] = 1, ['~'] = 1, ['['] = 1, [' '] = 1, ['\t'] = 1, ['\r'] = 1,
+	['r'] = 1, ['R'] = 1, ['x'] = 1, ['X'] = 1, ['a'] = 1, ['A'] = 1, ['<'] = 1,
+};
+/* A last byte where a labelled body may open (labelled_body_at), or '\r'. */
+static const unsigned char region_last[256] = {
+	['{'] = 1, ['['] = 1, [' '] = 1, ['\t'] = 1, ['\r'] = 1,
+};
+
+/* The closer look, for a line whose first or last byte asked for it. */
+static enum region_line
+region_line(const struct classifier *c, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	if (len > 0 && s[len - 1] == '\r')
+		len--;
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (i == len)
+		return REGION_BLANK;
+	switch (s[i]) {
+	case '{': case '`': case '~':
+		return REGION_STOP;
+	case '[':
+		if (json_possible(c, s + i, len - i))
+			return REGION_STOP;
+		break;
+	default:
+		if (textline_may_be_header(s + i, len - i))
+			return REGION_STOP;
+		break;
+	}
+	return region_last[(unsigned char)s[len - 1]] ? REGION_STOP : REGION_TEXT;
+}
+
+/* Past the lines a message may take, enough to drop a failure. */
+#define REGION_ORDINARY_TAIL (MESSAGE_LINES_MAX + TEXT_WENT_ON_LINES)
+
+struct region {
+	size_t end;                   /* where the first line not in it starts */
+	long lines, last_text;        /* lines in it; the last text line's number in it (0: none) */
+	long texts;
+	bool blank;
+};
+
+/* The region a slice starts with, by the cheap look: most lines are
+ * settled by a table lookup of their first and their last byte. */
+static void
+region_scan(const struct classifier *c, const char *base, const uint64_t *nl, size_t words,
+    struct region *r)
+{
+	size_t pos = 0;
+	long lines = 0, last_text = 0, texts = 0;
+	bool blank = false;
+
+	for (size_t w = 0; w < words; w++)
+		for (uint64_t m = nl[w]; m != 0; m &= m - 1) {
+			size_t e = w * 64 + (size_t)__builtin_ctzll(m);
+			enum region_line k = REGION_TEXT;
+
+			if (e == pos)
+				k = REGION_BLANK;
+			else if (region_first[(unsigned char)base[pos]] | region_last[(unsigned char)base[e - 1]])
+				k = region_line(c, base + pos, e - pos);
+			if (k == REGION_STOP)
+				goto done;
+			lines++;
+			if (k == REGION_BLANK) {
+				blank = true;
+			} else {
+				last_text = lines;
+				texts++;
+			}
+			pos = e + 1;
+		}
+done:
+	*r = (struct region){ .end = pos, .lines = lines, .last_text = last_text, .texts = texts, .blank = blank };
+}
+
+/* The '\n' before byte pos (its index), or -1. */
+static long
+nl_before(const uint64_t *nl, size_t pos)
+{
+	size_t w = pos / 64;
+	uint64_t m = pos % 64 == 0 ? 0 : nl[w] & (~0ULL >> (64 - pos % 64));
+
+	while (m == 0) {
+		if (w == 0)
+			return -1;
+		m = nl[--w];
+	}
+	return (long)(w * 64 + 63 - (size_t)__builtin_clzll(m));
+}
+
+/* Does the region end in REGION_ORDINARY_TAIL ordinary lines, none of
+ * which names anything, after its last line that might? */
+static bool
+region_tail_inert(struct classifier *c, const char *base, const uint64_t *nl, const struct region *r)
+{
+	long e = (long)r->end - 1, start;
+	int ordinary = 0;
+
+	for (; e >= 0; e = start - 1) {
+		const char *s;
+		size_t len, i = 0;
+		bool is_ordinary;
+
+		start = nl_before(nl, (size_t)e) + 1;
+		s = base + start;
+		len = (size_t)(e - start);
+		if (len > 0 && s[len - 1] == '\r')
+			len--;
+		while (i < len && (s[i] == ' ' || s[i] == '\t'))
+			i++;
+		if (i == len)
+			continue;   /* blank */
+		if (!text_line_inert(c, s + i, len - i, i, &is_ordinary))
+			return false;
+		if (is_ordinary && ++ordinary == REGION_ORDINARY_TAIL)
+			return true;
+	}
+	return false;
+}
+
+#ifdef RLWRAP_CHECK_FAST_PATH
+/* The region read line by line after all: it must leave nothing but its count. */
+static void
+region_check(struct classifier *c, const char *base, const struct region *r)
+{
+	long lineno = c->lineno + r->lines, last_text = r->last_text > 0 ? c->lineno + r->last_text :
+	    c->last_text_line;
+	const char *p = base, *end = base + r->end, *nl;
+
+	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		process_joined(c, p, (size_t)(nl - p));
+		p = nl + 1;
+	}
+	if (c->cand.have || c->doc != NULL || c->stash != NULL || c->skipped != NULL || c->text.in_fence ||
+	    c->header_reset.at > 0 || c->lineno != lineno || c->last_text_line != last_text)
+		abort();   /* a skipped region left a trace */
+}
+#endif
+
+/* Skips the region a slice starts with when it may be (see above); returns
+ * where reading goes on, and the counts in *lineno, *last_text, *gap. */
+static size_t
+region_skip(struct classifier *c, const char *base, const uint64_t *nl, size_t words, long *lineno,
+    long *last_text, bool *gap)
+{
+	struct region r;
+
+	if (c->cb != NULL || c->header_reset.at > 0)   /* --all reads every line; a header waits */
+		return 0;
+	region_scan(c, base, nl, words, &r);
+	if (r.texts < REGION_ORDINARY_TAIL || !region_tail_inert(c, base, nl, &r))
+		return 0;
+#ifdef RLWRAP_CHECK_FAST_PATH
+	region_check(c, base, &r);
+	*lineno = c->lineno;
+	*last_text = c->last_text_line;
+#else
+	if (r.last_text > 0)
+		*last_text = *lineno + r.last_text;
+	*lineno += r.lines;
+	*gap = *gap || r.blank;
+#endif
+	return r.end;
+}
+
 /* Counts the empty and plain lines a slice starts with; returns where the
  * first line that needs reading, or the first unfinished line, starts. */
 static const char *
@@ -514,13 +691,17 @@ plain_slice(struct classifier *c, const char *base, size_t len, bool *stopped)
 {
 	struct slice_bits bits;
 	const struct textline_bits tb = { bits.colon, bits.space };
-	size_t pos = 0;
+	size_t pos = 0, words = (len + 63) / 64;
 	long lineno = c->lineno, last_text = c->last_text_line;
 	bool gap = false;
 
-	bits_build(&bits, base, len);
-	for (size_t w = 0; w < (len + 63) / 64 && !*stopped; w++)
-		for (uint64_t m = bits.nl[w]; m != 0; m &= m - 1) {   /* each line end in turn */
+	bits_of(bits.nl, '\n', base, len, 0, words);
+	pos = region_skip(c, base, bits.nl, words, &lineno, &last_text, &gap);
+	bits_of(bits.colon, ':', base, len, pos / 64, words);
+	bits_of(bits.space, ' ', base, len, pos / 64, words);
+	for (size_t w = pos / 64; w < words && !*stopped; w++)
+		for (uint64_t m = bits.nl[w] & (~0ULL << (w == pos / 64 ? pos % 64 : 0)); m != 0;
+		    m &= m - 1) {   /* each line end in turn */
 			size_t e = w * 64 + (size_t)__builtin_ctzll(m);
 
 			if (e == pos) {   /* what process_line does with an empty line */

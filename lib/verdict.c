@@ -229,7 +229,7 @@ static bool
 text_run_went_on(const struct classifier *c, int exit_code)
 {
 	if (c->cand.text_only || !c->saw_family_event) {
-		if (c->ordinary_after_cand >= 3)
+		if (c->ordinary_after_cand >= TEXT_WENT_ON_LINES)
 			return true;
 		if (exit_code <= 0 && c->went_on_after_gap)
 			return true;
