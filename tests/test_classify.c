@@ -90,6 +90,113 @@ test_chunking_invariant(void **state)
 }
 
 static void
+count_signal(const struct fail_signal *sig, void *arg)
+{
+	(void)sig;
+	++*(int *)arg;
+}
+
+/* classify_chunks with an exit code, watched (a signal callback: every
+ * line read) or not (plain text may be counted unread). */
+static void
+classify_exit(const char *s, size_t len, size_t chunk, int exit_code, bool watched, struct fail_signal *out)
+{
+	struct classifier *c = classifier_new(NULL, NOW);
+	int signals = 0;
+
+	assert_non_null(c);
+	if (watched)
+		classifier_on_signal(c, count_signal, &signals);
+	for (size_t off = 0; off < len; off += chunk)
+		classifier_feed(c, s + off, len - off < chunk ? len - off : chunk);
+	classifier_finish(c, exit_code, out);
+	classifier_free(c);
+}
+
+/* n ordinary lines of build output and prose, appended to buf. */
+static void
+append_lines(char *buf, size_t size, int n)
+{
+	static const char *const kinds[] = {
+		"cc -O2 -Wall -c src/limiter.c -o src/limiter.o",
+		"  CC       src/app.o",
+		"test_rate_limit_exceeded_returns_429 ... ok",
+		"Quota exceeded errors are now surfaced to the caller.",
+		"[ 42%] Building C object CMakeFiles/app.dir/run.c.o",
+		"",
+		"The retry now honours Retry-After on a 429 from the provider.",
+	};
+
+	for (int i = 0; i < n; i++) {
+		strlcat(buf, kinds[i % 7], size);
+		strlcat(buf, "\n", size);
+	}
+}
+
+/*
+ * Long plain text is counted in regions, not read line by line, when no
+ * callback watches (classify_lines.c): a banner at the end still trips,
+ * one the run went on from does not, whatever the chunking, and the same
+ * as when every line is read.
+ */
+static void
+test_text_regions(void **state)
+{
+	static char buf[1 << 20];
+	static const char banner[] = "You've hit your limit \xc2\xb7 resets 3pm (UTC)\n";
+	static const size_t chunks[] = { 1, 7, 4096, 1 << 20 };
+	struct { int before, after; enum reason want; } cases[] = {
+		{ 3000, 0, REASON_USAGE_LIMIT }, { 3000, 2, REASON_USAGE_LIMIT },
+		{ 1500, 1500, REASON_EXIT_NONZERO }, { 0, 3000, REASON_EXIT_NONZERO },
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		buf[0] = '\0';
+		append_lines(buf, sizeof(buf), cases[k].before);
+		strlcat(buf, banner, sizeof(buf));
+		append_lines(buf, sizeof(buf), cases[k].after);
+		for (size_t i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+			struct fail_signal quiet, watched;
+
+			classify_exit(buf, strlen(buf), chunks[i], 1, false, &quiet);
+			classify_exit(buf, strlen(buf), chunks[i], 1, true, &watched);
+			assert_int_equal(quiet.reason, cases[k].want);
+			assert_int_equal(watched.reason, cases[k].want);
+			if (cases[k].want == REASON_USAGE_LIMIT) {
+				assert_int_equal(quiet.line, cases[k].before + 1);
+				assert_int_equal((long)quiet.resets_at, 1796050800);   /* 15:00 UTC */
+			}
+		}
+	}
+}
+
+/* A text failure the run went on from is gone before what comes next: a
+ * later JSON failure does not take its reset. */
+static void
+test_text_failure_gone_after_three_lines(void **state)
+{
+	static char buf[8192];
+	struct fail_signal sig;
+
+	strlcpy(buf, "Error: 429 Too Many Requests. Please try again in 30s.\n", sizeof(buf));
+	append_lines(buf, sizeof(buf), 20);
+	strlcat(buf, "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,"
+	    "\"api_error_status\":429,\"result\":\"API Error: 429 rate limited\"}\n", sizeof(buf));
+	for (int watched = 0; watched <= 1; watched++) {
+		classify_exit(buf, strlen(buf), 1 << 20, 1, watched, &sig);
+		assert_int_equal(sig.reason, REASON_RATE_LIMIT);
+		assert_true(sig.resets_at == 0);
+	}
+	/* Right after the error line, it is the failure's own. */
+	strlcpy(buf, "Error: 429 Too Many Requests. Please try again in 30s.\n", sizeof(buf));
+	strlcat(buf, "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,"
+	    "\"api_error_status\":429,\"result\":\"API Error: 429 rate limited\"}\n", sizeof(buf));
+	classify_exit(buf, strlen(buf), 1 << 20, 1, false, &sig);
+	assert_int_equal(sig.reason, REASON_RATE_LIMIT);
+	assert_int_equal((long)sig.resets_at, NOW + 30);
+}
+
+static void
 test_success_is_none_despite_prose(void **state)
 {
 	static const char s[] =
@@ -459,6 +566,8 @@ main(void)
 		cmocka_unit_test(test_labelled_bodies),
 		cmocka_unit_test(test_no_result_and_exit_only),
 		cmocka_unit_test(test_usage_reported),
+		cmocka_unit_test(test_text_regions),
+		cmocka_unit_test(test_text_failure_gone_after_three_lines),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
