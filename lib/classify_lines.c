@@ -556,8 +556,7 @@ region_line(const struct classifier *c, const char *s, size_t len)
 struct region {
 	size_t end;                   /* where the first line not in it starts */
 	long lines, last_text;        /* lines in it; the last text line's number in it (0: none) */
-	long texts;
-	bool blank;
+	bool blank;                   /* a blank line in it */
 };
 
 /* The region a slice starts with, by the cheap look: most lines are
@@ -567,31 +566,27 @@ region_scan(const struct classifier *c, const char *base, const uint64_t *nl, si
     struct region *r)
 {
 	size_t pos = 0;
-	long lines = 0, last_text = 0, texts = 0;
+	long lines = 0, last_text = 0;
 	bool blank = false;
 
 	for (size_t w = 0; w < words; w++)
 		for (uint64_t m = nl[w]; m != 0; m &= m - 1) {
 			size_t e = w * 64 + (size_t)__builtin_ctzll(m);
-			enum region_line k = REGION_TEXT;
+			enum region_line k = e == pos ? REGION_BLANK : REGION_TEXT;
 
-			if (e == pos)
-				k = REGION_BLANK;
-			else if (region_first[(unsigned char)base[pos]] | region_last[(unsigned char)base[e - 1]])
-				k = region_line(c, base + pos, e - pos);
-			if (k == REGION_STOP)
+			if (k == REGION_TEXT &&
+			    (region_first[(unsigned char)base[pos]] | region_last[(unsigned char)base[e - 1]]) &&
+			    (k = region_line(c, base + pos, e - pos)) == REGION_STOP)
 				goto done;
 			lines++;
-			if (k == REGION_BLANK) {
+			if (k == REGION_BLANK)
 				blank = true;
-			} else {
+			else
 				last_text = lines;
-				texts++;
-			}
 			pos = e + 1;
 		}
 done:
-	*r = (struct region){ .end = pos, .lines = lines, .last_text = last_text, .texts = texts, .blank = blank };
+	*r = (struct region){ .end = pos, .lines = lines, .last_text = last_text, .blank = blank };
 }
 
 /* The '\n' before byte pos (its index), or -1. */
@@ -669,7 +664,7 @@ region_skip(struct classifier *c, const char *base, const uint64_t *nl, size_t w
 	if (c->cb != NULL || c->header_reset.at > 0)   /* --all reads every line; a header waits */
 		return 0;
 	region_scan(c, base, nl, words, &r);
-	if (r.texts < REGION_ORDINARY_TAIL || !region_tail_inert(c, base, nl, &r))
+	if (r.end == 0 || !region_tail_inert(c, base, nl, &r))
 		return 0;
 #ifdef RLWRAP_CHECK_FAST_PATH
 	region_check(c, base, &r);
