@@ -81,6 +81,8 @@ struct classifier {
 	char doc_label[DOC_LABEL_MAX];  /* "_GaxiosError:" before a body on stderr, or "" */
 	size_t doc_label_len;
 	long lineno;
+	size_t slice_len;          /* the plain-text pass's next slice (classify_lines.c) */
+	long region_after;         /* no counted region is tried before this line */
 
 	bool saw_family_event;
 	bool saw_output;

@@ -418,7 +418,8 @@ buffer_append(struct classifier *c, const char *s, size_t len)
  * finding a line's end and a colon near its start cost no call per line.
  * The colons and blanks only past a region that was skipped.
  */
-#define SCAN_SLICE 16384
+#define SCAN_SLICE 65536
+#define SCAN_SLICE_MIN 4096
 struct slice_bits {
 	uint64_t nl[SCAN_SLICE / 64];
 	uint64_t colon[SCAN_SLICE / 64];
@@ -550,6 +551,9 @@ region_line(const struct classifier *c, const char *s, size_t len)
 	return region_last[(unsigned char)s[len - 1]] ? REGION_STOP : REGION_TEXT;
 }
 
+/* Lines read in full at most, looking for that tail: text of error lines
+ * that name nothing would otherwise be read twice over, slice by slice. */
+#define REGION_TAIL_READS 32
 /* Past the lines a message may take, enough to drop a failure. */
 #define REGION_ORDINARY_TAIL (MESSAGE_LINES_MAX + TEXT_WENT_ON_LINES)
 
@@ -610,9 +614,9 @@ static bool
 region_tail_inert(struct classifier *c, const char *base, const uint64_t *nl, const struct region *r)
 {
 	long e = (long)r->end - 1, start;
-	int ordinary = 0;
+	int ordinary = 0, reads = 0;
 
-	for (; e >= 0; e = start - 1) {
+	for (; e >= 0 && reads < REGION_TAIL_READS; e = start - 1) {
 		const char *s;
 		size_t len, i = 0;
 		bool is_ordinary;
@@ -626,6 +630,7 @@ region_tail_inert(struct classifier *c, const char *base, const uint64_t *nl, co
 			i++;
 		if (i == len)
 			continue;   /* blank */
+		reads++;
 		if (!text_line_inert(c, s + i, len - i, i, &is_ordinary))
 			return false;
 		if (is_ordinary && ++ordinary == REGION_ORDINARY_TAIL)
@@ -661,11 +666,15 @@ region_skip(struct classifier *c, const char *base, const uint64_t *nl, size_t w
 {
 	struct region r;
 
-	if (c->cb != NULL || c->header_reset.at > 0)   /* --all reads every line; a header waits */
+	/* --all reads every line; a header waits; a region that just failed
+	 * is not looked at again, line after line. */
+	if (c->cb != NULL || c->header_reset.at > 0 || *lineno < c->region_after)
 		return 0;
 	region_scan(c, base, nl, words, &r);
-	if (r.end == 0 || !region_tail_inert(c, base, nl, &r))
+	if (r.end == 0 || !region_tail_inert(c, base, nl, &r)) {
+		c->region_after = *lineno + r.lines;
 		return 0;
+	}
 #ifdef RLWRAP_CHECK_FAST_PATH
 	region_check(c, base, &r);
 	*lineno = c->lineno;
@@ -736,10 +745,15 @@ plain_run(struct classifier *c, const char *p, const char *end)
 	/* A JSON record is read whatever follows it: marking a whole slice for
 	 * it would cost each line of a JSONL stream a slice's scan. */
 	while (!stopped && p < end && *p != '{') {
-		size_t len = (size_t)(end - p) < SCAN_SLICE ? (size_t)(end - p) : SCAN_SLICE;
+		size_t want = c->slice_len > 0 ? c->slice_len : SCAN_SLICE_MIN;
+		size_t len = (size_t)(end - p) < want ? (size_t)(end - p) : want;
 		const char *q = plain_slice(c, p, len, &stopped);
 
-		if (q == p || len < SCAN_SLICE)
+		/* Slices grow while text runs on and start small again after a
+		 * line that needs reading: a slice is marked whole, and text
+		 * that stops every few lines would pay a large one each time. */
+		c->slice_len = stopped ? SCAN_SLICE_MIN : want * 2 < SCAN_SLICE ? want * 2 : SCAN_SLICE;
+		if (q == p || len < want)
 			return q;
 		p = q;
 	}
