@@ -273,7 +273,8 @@ json_possible(const struct classifier *c, const char *s, size_t len)
 		return true;
 	while (len > 1 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
 		len--;
-	return s[len - 1] == ']' && strchr(" \t\"]-0123456789tfn", s[1]) != NULL;
+	/* (strchr finds the terminator for a NUL: "[\0...]" is no JSON.) */
+	return s[len - 1] == ']' && s[1] != '\0' && strchr(" \t\"]-0123456789tfn", s[1]) != NULL;
 }
 
 static void
