@@ -327,13 +327,27 @@ tap_output(enum child_stream stream, const char *buf, size_t len, void *arg)
 		consume_chunk((int)stream, buf, len, t);
 }
 
+/* Does tee(2) and splice(2) save a copy on the way to rlwrap's stdout?
+ * Into a pipe or a socket, yes: read and write would copy the bytes out
+ * and back in.  Into a file, /dev/null or a terminal, no: the bytes are
+ * read once either way, and one read is fewer system calls and pipe locks
+ * than a tee, a splice and a read (10 % of the wall time on /dev/null). */
+static bool
+stdout_takes_splice(void)
+{
+	struct stat st;
+
+	return fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 /* The classifier reads stdout from a pipe the relay tees it into
  * (child.h): the worker, or the relay itself after each chunk.  Without
  * the pipe the relay hands it the bytes it read. */
 static void
 tap_tee_open(struct run_tap *t, struct child_spec *spec)
 {
-	if (t->watch_output || spec->use_pty || pipe2(t->tee_pipe, O_CLOEXEC) < 0) {
+	if (t->watch_output || spec->use_pty || !stdout_takes_splice() ||
+	    pipe2(t->tee_pipe, O_CLOEXEC) < 0) {
 		t->tee_pipe[0] = t->tee_pipe[1] = -1;
 		return;
 	}
