@@ -429,6 +429,10 @@ struct slice_bits {
 	uint64_t nl[SCAN_SLICE / 64];
 	uint64_t colon[SCAN_SLICE / 64];
 	uint64_t space[SCAN_SLICE / 64];
+	uint64_t blank[SCAN_SLICE / 64];   /* the region's masks (word_masks_avx2) */
+	uint64_t head[SCAN_SLICE / 64];
+	uint64_t tail[SCAN_SLICE / 64];
+	size_t masked;                     /* whole words those masks cover */
 };
 
 #ifdef HAVE_AVX2_PATH
@@ -449,14 +453,52 @@ bits_of_avx2(uint64_t *bits, char ch, const char *s, size_t len, size_t from, si
 	return w;
 }
 
-static bool
-cpu_has_avx2(void)
+__attribute__((target("avx2"))) static inline uint64_t
+mask_of(__m256i lo, __m256i hi)
 {
-	static int has = -1;   /* a race only writes the same answer twice */
+	return (uint64_t)(uint32_t)_mm256_movemask_epi8(lo) | (uint64_t)(uint32_t)_mm256_movemask_epi8(hi) << 32;
+}
 
-	if (has < 0)
-		has = __builtin_cpu_supports("avx2") ? 1 : 0;
-	return has == 1;
+/* Which region bits a byte has, for 32 bytes: a lookup by each nibble,
+ * ANDed.  Each bit is a set of high nibbles times a set of low ones, so
+ * the AND is exact.  Head, a first non-blank that asks for a closer look
+ * (bits 0 to 5): r x { ~, ` a, R X [, A, <, CR.  Tail, a last byte that
+ * does (bits 6 and 7): { [, TAB CR. */
+__attribute__((target("avx2"))) static inline __m256i
+region_class(__m256i v)
+{
+	const __m256i lo = _mm256_setr_epi8(2, 2 | 8, 1 | 4, 0, 0, 0, 0, 0, 1 | 4, -128, 0, 1 | 4 | 64, 16,
+	    32 - 128, 1, 0, 2, 2 | 8, 1 | 4, 0, 0, 0, 0, 0, 1 | 4, -128, 0, 1 | 4 | 64, 16, 32 - 128, 1, 0);
+	const __m256i hi = _mm256_setr_epi8(32 - 128, 0, 0, 16, 8, 4 | 64, 2, 1 | 64, 0, 0, 0, 0, 0, 0, 0, 0,
+	    32 - 128, 0, 0, 16, 8, 4 | 64, 2, 1 | 64, 0, 0, 0, 0, 0, 0, 0, 0);
+	const __m256i nibble = _mm256_set1_epi8(0x0f);
+
+	return _mm256_and_si256(_mm256_shuffle_epi8(lo, _mm256_and_si256(v, nibble)),
+	    _mm256_shuffle_epi8(hi, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)));
+}
+
+/* The masks region_scan_masked reads, for the whole words of a slice, in
+ * one pass with its line ends. */
+__attribute__((target("avx2"))) static void
+word_masks_avx2(struct slice_bits *b, const char *s, size_t words)
+{
+	const __m256i nl = _mm256_set1_epi8('\n'), sp = _mm256_set1_epi8(' '), tab = _mm256_set1_epi8('\t');
+	const __m256i head = _mm256_set1_epi8(63), tail = _mm256_set1_epi8(-64), zero = _mm256_setzero_si256();
+
+	for (size_t w = 0; w < words; w++) {
+		const __m256i *at = (const __m256i *)(const void *)(s + w * 64);
+		__m256i x = _mm256_loadu_si256(at), y = _mm256_loadu_si256(at + 1);
+		__m256i cx = region_class(x), cy = region_class(y);
+
+		b->nl[w] = mask_of(_mm256_cmpeq_epi8(x, nl), _mm256_cmpeq_epi8(y, nl));
+		b->blank[w] = mask_of(_mm256_or_si256(_mm256_cmpeq_epi8(x, sp), _mm256_cmpeq_epi8(x, tab)),
+		    _mm256_or_si256(_mm256_cmpeq_epi8(y, sp), _mm256_cmpeq_epi8(y, tab)));
+		b->head[w] = ~mask_of(_mm256_cmpeq_epi8(_mm256_and_si256(cx, head), zero),
+		    _mm256_cmpeq_epi8(_mm256_and_si256(cy, head), zero));
+		b->tail[w] = b->blank[w] | ~mask_of(_mm256_cmpeq_epi8(_mm256_and_si256(cx, tail), zero),
+		    _mm256_cmpeq_epi8(_mm256_and_si256(cy, tail), zero));
+	}
+	b->masked = words;
 }
 #endif
 
@@ -622,34 +664,115 @@ struct region {
 	bool blank;                   /* a blank line in it */
 };
 
-/* The region a slice starts with, by the cheap look: most lines are
- * settled by a table lookup of their first and their last byte. */
+/* The lines of a region that end in word w, by the cheap look: most are
+ * settled by a table lookup of their first and their last byte.  False
+ * at a line that ends the region (r->end is its start then). */
+static bool
+region_word(const struct classifier *c, const char *base, uint64_t nl, size_t w, struct region *r)
+{
+	for (uint64_t m = nl; m != 0; m &= m - 1) {
+		size_t e = w * 64 + (size_t)__builtin_ctzll(m), pos = r->end;
+		enum region_line k = e == pos ? REGION_BLANK : REGION_TEXT;
+
+		if (k == REGION_TEXT &&
+		    (region_first[(unsigned char)base[pos]] | region_last[(unsigned char)base[e - 1]]) &&
+		    (k = region_line(c, base + pos, e - pos)) == REGION_STOP)
+			return false;
+		r->lines++;
+		if (k == REGION_BLANK)
+			r->blank = true;
+		else
+			r->last_text = r->lines;
+		r->end = e + 1;
+	}
+	return true;
+}
+
+/* The region a slice starts with, line by line. */
 static void
 region_scan(const struct classifier *c, const char *base, const uint64_t *nl, size_t words,
     struct region *r)
 {
-	size_t pos = 0;
-	long lines = 0, last_text = 0;
-	bool blank = false;
+	*r = (struct region){ 0 };
+	for (size_t w = 0; w < words && region_word(c, base, nl[w], w, r); w++)
+		;
+}
 
-	for (size_t w = 0; w < words; w++)
-		for (uint64_t m = nl[w]; m != 0; m &= m - 1) {
-			size_t e = w * 64 + (size_t)__builtin_ctzll(m);
-			enum region_line k = e == pos ? REGION_BLANK : REGION_TEXT;
+#ifdef HAVE_AVX2_PATH
+/*
+ * The same region, a word at a time where the masks allow: a line asks for
+ * a closer look when its first non-blank is a head byte or its last byte a
+ * tail byte (the bytes region_line looks at).  A word none of whose lines
+ * asks is counted with popcounts; the others, and the last part-word, go
+ * line by line.  The first non-blanks: line starts that are not blank, and
+ * the byte after each run of blanks that begins at a line start (adding
+ * those starts to the blank mask carries through exactly those runs).
+ */
+__attribute__((target("popcnt"))) static void
+region_scan_masked(const struct classifier *c, const char *base, const struct slice_bits *b,
+    size_t words, struct region *r)
+{
+	uint64_t start_in = 1, tail_in = 0;   /* the slice starts a line */
+	bool carry = false, pending = false;
 
-			if (k == REGION_TEXT &&
-			    (region_first[(unsigned char)base[pos]] | region_last[(unsigned char)base[e - 1]]) &&
-			    (k = region_line(c, base + pos, e - pos)) == REGION_STOP)
-				goto done;
-			lines++;
-			if (k == REGION_BLANK)
-				blank = true;
-			else
-				last_text = lines;
-			pos = e + 1;
+	*r = (struct region){ 0 };
+	for (size_t w = 0; w < words; w++) {
+		uint64_t nl = b->nl[w], starts, run, first, ask, upto;
+		bool mine, c1, c2;
+
+		if (w >= b->masked) {
+			if (!region_word(c, base, nl, w, r))
+				return;
+			continue;
 		}
-done:
-	*r = (struct region){ .end = pos, .lines = lines, .last_text = last_text, .blank = blank };
+		starts = nl << 1 | start_in;
+		c1 = __builtin_add_overflow(starts & b->blank[w], b->blank[w], &run);
+		c2 = __builtin_add_overflow(run, (uint64_t)carry, &run);
+		carry = c1 || c2;
+		first = (starts | run) & ~b->blank[w];
+		ask = (first & b->head[w]) | (nl & (b->tail[w] << 1 | tail_in));
+		start_in = nl >> 63;
+		tail_in = b->tail[w] >> 63;
+		upto = nl != 0 ? ~0ULL >> __builtin_clzll(nl) : 0;
+		mine = (ask & upto) != 0 || (pending && nl != 0);
+		pending = nl != 0 ? (ask & ~upto) != 0 : pending || ask != 0;
+		if (mine) {
+			if (!region_word(c, base, nl, w, r))
+				return;
+		} else if (nl != 0) {
+			uint64_t text = nl & ~first;   /* a line whose first non-blank is its end is blank */
+			long before = r->lines;
+
+			r->lines += __builtin_popcountll(nl);
+			if (text != 0)
+				r->last_text = before + __builtin_popcountll(nl & (~0ULL >> __builtin_clzll(text)));
+			r->blank = r->blank || text != nl;
+			r->end = w * 64 + 64 - (size_t)__builtin_clzll(nl);
+		}
+	}
+}
+#endif
+
+/* The region a slice starts with: by words where the masks were made. */
+static void
+region_find(const struct classifier *c, const char *base, const struct slice_bits *b, size_t words,
+    struct region *r)
+{
+#ifdef HAVE_AVX2_PATH
+	if (b->masked > 0) {
+		region_scan_masked(c, base, b, words, r);
+#ifdef RLWRAP_CHECK_FAST_PATH
+		struct region line_by_line;
+
+		region_scan(c, base, b->nl, words, &line_by_line);
+		if (line_by_line.end != r->end || line_by_line.lines != r->lines ||
+		    line_by_line.last_text != r->last_text || line_by_line.blank != r->blank)
+			abort();   /* the word masks settled a region the lines would not */
+#endif
+		return;
+	}
+#endif
+	region_scan(c, base, b->nl, words, r);
 }
 
 /* The '\n' before byte pos (its index), or -1. */
@@ -717,20 +840,27 @@ region_check(struct classifier *c, const char *base, const struct region *r)
 }
 #endif
 
+/* May a region start at this line?  --all reads every line; a header
+ * waits; a region that just failed is not looked at again, line after
+ * line. */
+static bool
+region_possible(const struct classifier *c, long lineno)
+{
+	return c->cb == NULL && c->header_reset.at == 0 && lineno >= c->region_after;
+}
+
 /* Skips the region a slice starts with when it may be (see above); returns
  * where reading goes on, and the counts in *lineno, *last_text, *gap. */
 static size_t
-region_skip(struct classifier *c, const char *base, const uint64_t *nl, size_t words, long *lineno,
-    long *last_text, bool *gap)
+region_skip(struct classifier *c, const char *base, const struct slice_bits *b, size_t words,
+    long *lineno, long *last_text, bool *gap)
 {
 	struct region r;
 
-	/* --all reads every line; a header waits; a region that just failed
-	 * is not looked at again, line after line. */
-	if (c->cb != NULL || c->header_reset.at > 0 || *lineno < c->region_after)
+	if (!region_possible(c, *lineno))
 		return 0;
-	region_scan(c, base, nl, words, &r);
-	if (r.end == 0 || !region_tail_inert(c, base, nl, &r)) {
+	region_find(c, base, b, words, &r);
+	if (r.end == 0 || !region_tail_inert(c, base, b->nl, &r)) {
 		c->region_after = *lineno + r.lines;
 		return 0;
 	}
@@ -758,8 +888,14 @@ plain_slice(struct classifier *c, const char *base, size_t len, bool *stopped)
 	long lineno = c->lineno, last_text = c->last_text_line;
 	bool gap = false;
 
-	bits_of(bits.nl, '\n', base, len, 0, words);
-	pos = region_skip(c, base, bits.nl, words, &lineno, &last_text, &gap);
+	bits.masked = 0;
+#ifdef HAVE_AVX2_PATH
+	/* The masks only where a region may be skipped (region_skip). */
+	if (cpu_has_avx2() && region_possible(c, lineno))
+		word_masks_avx2(&bits, base, len / 64);
+#endif
+	bits_of(bits.nl, '\n', base, len, bits.masked, words);
+	pos = region_skip(c, base, &bits, words, &lineno, &last_text, &gap);
 	bits_of(bits.colon, ':', base, len, pos / 64, words);
 	bits_of(bits.space, ' ', base, len, pos / 64, words);
 	for (size_t w = pos / 64; w < words && !*stopped; w++)

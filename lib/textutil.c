@@ -1,5 +1,13 @@
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2_PATH 1
+#endif
+
 #include "textutil.h"
 
 char
@@ -160,4 +168,70 @@ utf8_copy(char *dst, size_t size, const char *src)
 	}
 	dst[out] = '\0';
 	return out;
+}
+
+bool
+cpu_has_avx2(void)
+{
+#ifdef HAVE_AVX2_PATH
+	static int has = -1;   /* a race only writes the same answer twice */
+
+	if (has < 0)
+		has = __builtin_cpu_supports("avx2") ? 1 : 0;
+	return has == 1;
+#else
+	return false;
+#endif
+}
+
+/* Most colons of JSON follow a key's closing quote: its last letter is
+ * compared before the call. */
+static bool
+key_at(const char *s, size_t at, const char *key, size_t n)
+{
+	return at >= n && s[at - 2] == key[n - 2] && memcmp(s + at - n, key, n) == 0;
+}
+
+#ifdef HAVE_AVX2_PATH
+/* has_key_colon's whole 32-byte blocks; *at: where it stopped. */
+__attribute__((target("avx2"))) static bool
+key_colon_avx2(const char *s, size_t len, const char *key, size_t n, size_t *at)
+{
+	const __m256i colon = _mm256_set1_epi8(':');
+
+	for (; *at + 32 <= len; *at += 32) {
+		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(s + *at));
+
+		for (unsigned m = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, colon)); m != 0; m &= m - 1)
+			if (key_at(s, *at + (size_t)__builtin_ctz(m), key, n))
+				return true;
+	}
+	return false;
+}
+#endif
+
+bool
+has_key_colon(const char *s, size_t len, const char *key, size_t n)
+{
+	size_t at = 0;
+
+#ifdef HAVE_AVX2_PATH
+	if (cpu_has_avx2() && key_colon_avx2(s, len, key, n, &at))
+		return true;
+#endif
+#ifdef __SSE2__
+	const __m128i colon = _mm_set1_epi8(':');
+
+	for (; at + 16 <= len; at += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
+
+		for (unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, colon)); m != 0; m &= m - 1)
+			if (key_at(s, at + (size_t)__builtin_ctz(m), key, n))
+				return true;
+	}
+#endif
+	for (; at < len; at++)
+		if (s[at] == ':' && key_at(s, at, key, n))
+			return true;
+	return false;
 }

@@ -170,6 +170,38 @@ test_text_regions(void **state)
 	}
 }
 
+/*
+ * The word masks (classify_lines.c, region_scan_masked) find a line's first
+ * non-blank across 64-byte words: a JSON failure indented by a run of
+ * blanks that starts anywhere in a word, and runs into the next, or the
+ * one after, still ends the region and decides.
+ */
+static void
+test_text_regions_by_words(void **state)
+{
+	static char buf[16384];
+	static const char result[] = "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,"
+	    "\"api_error_status\":429,\"result\":\"API Error: 429 rate limited\"}\n";
+	static const size_t indents[] = { 0, 1, 2, 63, 64, 65, 129 };
+	struct fail_signal sig;
+
+	for (size_t lead = 0; lead < 64; lead++)
+		for (size_t k = 0; k < sizeof(indents) / sizeof(indents[0]); k++) {
+			size_t n;
+
+			memset(buf, 'w', lead);
+			buf[lead] = '\0';
+			strlcat(buf, "\n", sizeof(buf));
+			append_lines(buf, sizeof(buf), 40);
+			n = strlen(buf);
+			memset(buf + n, k % 2 ? '\t' : ' ', indents[k]);
+			buf[n + indents[k]] = '\0';
+			strlcat(buf, result, sizeof(buf));
+			classify_exit(buf, strlen(buf), 1 << 20, 1, false, &sig);
+			assert_int_equal(sig.reason, REASON_RATE_LIMIT);
+		}
+}
+
 /* A text failure the run went on from is gone before what comes next: a
  * later JSON failure does not take its reset. */
 static void
@@ -567,6 +599,7 @@ main(void)
 		cmocka_unit_test(test_no_result_and_exit_only),
 		cmocka_unit_test(test_usage_reported),
 		cmocka_unit_test(test_text_regions),
+		cmocka_unit_test(test_text_regions_by_words),
 		cmocka_unit_test(test_text_failure_gone_after_three_lines),
 	};
 

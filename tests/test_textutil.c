@@ -75,6 +75,27 @@ test_clean_copy_keeps_utf8_whole(void **state)
 	assert_string_equal(dst, "caf");
 }
 
+static void
+test_key_colon_found_in_any_block(void **state)
+{
+	static const char near[] = "\"errors\":1,\"error_x\":2,\\\"rror\":3";
+	char line[200];
+
+	(void)state;
+	/* The key's colon in the first 16 or 32 bytes, past them, in the
+	 * scalar tail, and the key cut by the start of the window. */
+	for (size_t at = 0; at + 8 <= sizeof(line) - 1; at++) {
+		memset(line, 'x', sizeof(line) - 1);
+		line[sizeof(line) - 1] = '\0';
+		memcpy(line + at, "\"error\":", 8);
+		assert_true(has_key_colon(line, strlen(line), "\"error\"", 7));
+		assert_false(has_key_colon(line + at + 1, strlen(line + at + 1), "\"error\"", 7));
+		line[at + 7] = ' ';
+		assert_false(has_key_colon(line, strlen(line), "\"error\"", 7));
+	}
+	assert_false(has_key_colon(near, strlen(near), "\"error\"", 7));
+}
+
 int
 main(void)
 {
@@ -84,6 +105,7 @@ main(void)
 		cmocka_unit_test(test_find_within_length),
 		cmocka_unit_test(test_append_text_separates_and_cuts),
 		cmocka_unit_test(test_clean_copy_keeps_utf8_whole),
+		cmocka_unit_test(test_key_colon_found_in_any_block),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
