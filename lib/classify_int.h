@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "classify.h"
 #include "dialect.h"
@@ -52,6 +53,7 @@ typedef bool (*output_hook)(const char *type, size_t type_len, const char *line,
 struct prefilter {
 	struct prefilter_type types[PREFILTER_TYPES_MAX];
 	size_t ntypes;
+	uint64_t by_first[256];   /* the types[] (bit i) a first byte may start */
 	output_hook may_fail[PREFILTER_HOOKS_MAX];
 	size_t nhooks;
 };

@@ -23,7 +23,8 @@ add_types(struct prefilter *pf, const char *const *names, bool output)
 			return false;
 		pf->types[pf->ntypes].name = names[i];
 		pf->types[pf->ntypes].len = strlen(names[i]);
-		pf->types[pf->ntypes++].output = output;
+		pf->types[pf->ntypes].output = output;
+		pf->by_first[(unsigned char)names[i][0]] |= 1ULL << pf->ntypes++;
 	}
 	return true;
 }
@@ -48,6 +49,7 @@ prefilter_init(struct prefilter *pf)
 	const struct dialect *d;
 
 	pf->ntypes = pf->nhooks = 0;
+	memset(pf->by_first, 0, sizeof(pf->by_first));
 	for (int i = 0; (d = dialect_table[i]) != NULL; i++)
 		if (!add_types(pf, d->kept_types, false))
 			return false;
@@ -60,14 +62,20 @@ prefilter_init(struct prefilter *pf)
 	return true;
 }
 
-/* v is a slice of stream bytes and may hold a NUL: compare lengths first. */
+/* v is a slice of stream bytes and may hold a NUL: compare lengths first.
+ * Only the types its first byte may start are compared: a line of a type
+ * no dialect keeps ("user", "assistant" after the output) is most lines. */
 static const struct prefilter_type *
 type_find(const struct prefilter *pf, const char *v, size_t n)
 {
-	for (size_t i = 0; i < pf->ntypes; i++)
-		if (pf->types[i].len == n && pf->types[i].name[0] == v[0] &&
-		    memcmp(pf->types[i].name, v, n) == 0)
-			return &pf->types[i];
+	if (n == 0)
+		return NULL;
+	for (uint64_t m = pf->by_first[(unsigned char)v[0]]; m != 0; m &= m - 1) {
+		const struct prefilter_type *t = &pf->types[__builtin_ctzll(m)];
+
+		if (t->len == n && memcmp(t->name, v, n) == 0)
+			return t;
+	}
 	return NULL;
 }
 
