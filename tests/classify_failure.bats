@@ -121,3 +121,17 @@ JSONL
 	run "$RLWRAP" classify-failure --json --now "$NOW" --exit-code 1 /dev/null
 	assert_output --partial '"confidence":0.2,'
 }
+
+@test "a long synthetic record is read whether its model comes before or after the long part" {
+	pad=$(printf '%3000s' '' | tr ' ' x)
+	init='{"type":"system","subtype":"init","cwd":"/w","session_id":"s","model":"claude-opus-4-6"}'
+	said='{"type":"assistant","message":{"id":"m1","model":"claude-opus-4-6","role":"assistant","content":[{"type":"text","text":"Looking."}]},"session_id":"s"}'
+	text='"content":[{"type":"text","text":"You'"'"'ve hit your session limit · resets 6:30pm (UTC)"}]'
+	for msg in "{\"id\":\"m2\",\"model\":\"<synthetic>\",\"role\":\"assistant\",$text,\"container\":\"$pad\"}" \
+	    "{\"id\":\"m2\",\"container\":\"$pad\",\"role\":\"assistant\",$text,\"model\":\"<synthetic>\"}"; do
+		printf '%s\n%s\n{"type":"assistant","message":%s,"session_id":"s"}\n' "$init" "$said" "$msg" > "$BATS_TEST_TMPDIR/long.jsonl"
+		run "$RLWRAP" classify-failure --now 2026-11-30T14:00:00Z --exit-code 1 "$BATS_TEST_TMPDIR/long.jsonl"
+		assert_success
+		assert_output "usage-limit (confidence 0.5): claude five_hour, resets 2026-11-30 18:30 UTC (in 4h30m)"
+	done
+}
