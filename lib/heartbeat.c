@@ -5,6 +5,10 @@
  */
 #include <string.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "heartbeat.h"
 
 #define SCAN_DEPTH_MAX 4
@@ -55,7 +59,25 @@ scan_string(struct scan *sc, const char **s, size_t *n)
 	if (sc->p >= sc->end || *sc->p != '"')
 		return false;
 	*s = b = ++sc->p;
-	/* Short strings: one pass finds the end and checks every byte. */
+#ifdef __SSE2__
+	/* 16 bytes at a time to the first that is not printable ASCII or is a
+	 * quote or a backslash (a uuid is most of a heartbeat's strings). */
+	while (sc->end - b >= 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
+		__m128i stop = _mm_or_si128(
+		    _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpgt_epi8(v, _mm_set1_epi8(0x7e))),
+		    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+		unsigned m = (unsigned)_mm_movemask_epi8(stop);
+
+		if (m != 0) {
+			b += __builtin_ctz(m);
+			break;
+		}
+		b += 16;
+	}
+#endif
+	/* One pass finds the end and checks every byte (signed: 0x80 and up
+	 * are below 0x20). */
 	for (; b < sc->end && *b != '"'; b++)
 		if (*b < 0x20 || *b > 0x7e || *b == '\\')
 			return false;

@@ -63,6 +63,26 @@ test_state_changes(void **unused)
 	assert_false(n2 == n3 && memcmp(s2, s3, n2) == 0);
 }
 
+/* A string is checked whole, wherever its bad byte sits: first, inside or
+ * past a 16-byte block, or at its end. */
+static void
+test_string_bytes_checked_to_the_end(void **unused)
+{
+	static const char bad[] = { '\\', '\x01', '\x7f', '\x80', '\xc3' };
+	char line[sizeof(beat_a) + 8], state[HEARTBEAT_STATE_MAX];
+	const char *uuid = strstr(beat_a, "f6a50000");
+	size_t at = (size_t)(uuid - beat_a), n;
+
+	(void)unused;
+	assert_true(heartbeat_scan(beat_a, strlen(beat_a), state, &n));
+	for (size_t k = 0; k < sizeof(bad); k++)
+		for (size_t pos = 0; pos < 36; pos++) {
+			memcpy(line, beat_a, sizeof(beat_a));
+			line[at + pos] = bad[k];
+			assert_false(heartbeat_scan(line, strlen(line), state, &n));
+		}
+}
+
 /* Each is parsed: another status, or bytes outside the subset. */
 static void
 test_refused(void **unused)
@@ -187,6 +207,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_allowed_state_without_utilization),
 		cmocka_unit_test(test_state_changes),
+		cmocka_unit_test(test_string_bytes_checked_to_the_end),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_state_too_long),
 		cmocka_unit_test(test_template),
