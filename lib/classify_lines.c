@@ -9,16 +9,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "classify_int.h"
+#include "textutil.h"
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef HAVE_AVX2_PATH
 #include <immintrin.h>
-#define HAVE_AVX2_PATH 1
 #endif
-
-#include "classify_int.h"
-#include "textutil.h"
 
 /*
  * An unescaped {"type": can only follow '[', ',' or ':' in valid JSON; after

@@ -220,12 +220,12 @@ tail_has_error_key(const char *s, size_t len)
 bool
 claude_output_may_fail(const char *type, size_t type_len, const char *line, size_t len)
 {
+	bool whole = len <= 2 * SYNTHETIC_SPAN;
+
 	if (type_len != 9 || memcmp(type, "assistant", 9) != 0)
 		return false;
-	if (len <= 2 * SYNTHETIC_SPAN)
-		return has_rare(line, len, "<synthetic>", 11) || tail_has_error_key(line, len);
-	return has_rare(line, SYNTHETIC_SPAN + 10, "<synthetic>", 11) ||
-	    has_rare(line + len - SYNTHETIC_SPAN, SYNTHETIC_SPAN, "<synthetic>", 11) ||
+	return has_rare(line, whole ? len : SYNTHETIC_SPAN + 10, "<synthetic>", 11) ||
+	    (!whole && has_rare(line + len - SYNTHETIC_SPAN, SYNTHETIC_SPAN, "<synthetic>", 11)) ||
 	    tail_has_error_key(line, len);
 }
 

@@ -1,14 +1,13 @@
 #include <string.h>
 
+#include "textutil.h"
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && defined(__GNUC__)
+#ifdef HAVE_AVX2_PATH
 #include <immintrin.h>
-#define HAVE_AVX2_PATH 1
 #endif
-
-#include "textutil.h"
 
 char
 ascii_lower(char c)

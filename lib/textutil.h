@@ -25,8 +25,13 @@ const char *find_bytes(const char *hay, size_t len, const char *needle);
  * found 16 or 32 bytes at a time. */
 bool has_key_colon(const char *s, size_t len, const char *key, size_t n);
 
-/* Does the CPU run AVX2 (asked once)?  False where it cannot be asked. */
+/* Does the CPU run AVX2 (asked once)?  False where it cannot be asked.
+ * HAVE_AVX2_PATH: the compiler builds AVX2 functions (target attribute)
+ * for the callers to choose at run time. */
 bool cpu_has_avx2(void);
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_AVX2_PATH 1
+#endif
 
 /* Case-insensitive substring search (ASCII), NULL when absent. */
 const char *find_nocase(const char *hay, size_t len, const char *needle);
