@@ -128,6 +128,9 @@ bool prefilter_init(struct prefilter *pf);
 bool prefilter_keeps(const struct classifier *c, const char *s, size_t len);
 /* Is this kept line one the dialect knows from its bytes changes nothing? */
 bool prefilter_unchanged(struct classifier *c, const char *s, size_t len);
+/* The length of such a line at p, known before its newline is looked for
+ * (avail bytes there), or 0. */
+size_t prefilter_unchanged_ahead(struct classifier *c, const char *p, size_t avail);
 
 /* verdict.c */
 /* Holds ev in h as seen at the current line. */

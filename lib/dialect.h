@@ -102,6 +102,10 @@ struct dialect {
 	 * records have been seen the parse can be skipped.  The memo is the
 	 * dialect's own, kept for one stream.  May be NULL. */
 	bool (*unchanged)(struct dialect_memo *memo, const char *line, size_t len);
+	/* unchanged()'s common case, known before the line's end is looked
+	 * for: the length of such a line at p (avail bytes there), followed by
+	 * its newline, or 0.  May be NULL. */
+	size_t (*unchanged_ahead)(const struct dialect_memo *memo, const char *p, size_t avail);
 	/* Does this top-level object belong to the family (for detection)? */
 	bool (*detect)(json_t *obj);
 	/* What the record means; fills ev for NOTICE, CANDIDATE and FAILURE. */
@@ -117,6 +121,7 @@ const struct dialect *dialect_find(const char *name);
 enum record_kind claude_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev);
 bool claude_output_may_fail(const char *type, size_t type_len, const char *line, size_t len);
 bool claude_heartbeat_unchanged(struct dialect_memo *memo, const char *line, size_t len);
+size_t claude_heartbeat_ahead(const struct dialect_memo *memo, const char *p, size_t avail);
 
 /* evidence and markers (markers.c) */
 void evidence_init(struct evidence *ev);

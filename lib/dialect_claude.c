@@ -263,6 +263,16 @@ claude_heartbeat_unchanged(struct dialect_memo *memo, const char *line, size_t l
 	return same;
 }
 
+/* The template's length ahead: a heartbeat like the last one, rewritten in
+ * place (a new uuid, a utilization), ends exactly there. */
+size_t
+claude_heartbeat_ahead(const struct dialect_memo *memo, const char *p, size_t avail)
+{
+	size_t n = memo->tpl.len;
+
+	return memo->len > 0 && n > 0 && n < avail && p[n] == '\n' && heartbeat_in_place(&memo->tpl, p, n) ? n : 0;
+}
+
 static const char *const claude_commands[] = { "claude", NULL };
 static const char *const claude_packages[] = { "@anthropic-ai/claude-code", NULL };
 static const char *const claude_kept[] = { "result", "rate_limit_event", "system", NULL };
@@ -274,6 +284,6 @@ const struct dialect dialect_claude = {
 	.config_dir_env = "CLAUDE_CONFIG_DIR",
 	.kept_types = claude_kept, .output_types = claude_output,
 	.output_may_fail = claude_output_may_fail,
-	.unchanged = claude_heartbeat_unchanged,
+	.unchanged = claude_heartbeat_unchanged, .unchanged_ahead = claude_heartbeat_ahead,
 	.detect = claude_detect, .record = claude_record,
 };

@@ -19,7 +19,7 @@ const struct dialect dialect_cursor = {
 	.commands = cursor_commands,
 	.kept_types = cursor_kept,
 	.output_may_fail = claude_output_may_fail,
-	.unchanged = claude_heartbeat_unchanged,
+	.unchanged = claude_heartbeat_unchanged, .unchanged_ahead = claude_heartbeat_ahead,
 	.refines = &dialect_claude,
 	.detect = cursor_detect, .record = claude_record,
 };

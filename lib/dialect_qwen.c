@@ -11,6 +11,6 @@ const struct dialect dialect_qwen = {
 	.name = "qwen", .has_terminal = true,
 	.commands = qwen_commands, .packages = qwen_packages,
 	.output_may_fail = claude_output_may_fail,
-	.unchanged = claude_heartbeat_unchanged,
+	.unchanged = claude_heartbeat_unchanged, .unchanged_ahead = claude_heartbeat_ahead,
 	.detect = NULL, .record = claude_record,
 };

@@ -3,6 +3,7 @@
  * JSON (see heartbeat.h).  Every rule here is narrower than jansson's, never
  * wider: a line the scan accepts parses, and parses to what the scan saw.
  */
+#include <stdint.h>
 #include <string.h>
 
 #ifdef __SSE2__
@@ -10,6 +11,11 @@
 #endif
 
 #include "heartbeat.h"
+#include "textutil.h"
+
+#ifdef HAVE_AVX2_PATH
+#include <immintrin.h>
+#endif
 
 #define SCAN_DEPTH_MAX 4
 
@@ -31,6 +37,7 @@ struct scan {
 };
 
 static bool scan_value(struct scan *sc, enum role role, int depth);
+static void template_masks(struct heartbeat_template *tpl);
 
 static bool
 is(const char *s, size_t n, const char *word)
@@ -50,6 +57,29 @@ state_add(struct scan *sc, const char *to)
 	return true;
 }
 
+/* The first byte from b on that is a quote, a backslash or not printable
+ * ASCII (signed: 0x80 and up are below 0x20), or end. */
+static const char *
+plain_end(const char *b, const char *end)
+{
+#ifdef __SSE2__
+	/* 16 bytes at a time: a uuid is most of a heartbeat's strings. */
+	for (; end - b >= 16; b += 16) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
+		__m128i stop = _mm_or_si128(
+		    _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpgt_epi8(v, _mm_set1_epi8(0x7e))),
+		    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+		unsigned m = (unsigned)_mm_movemask_epi8(stop);
+
+		if (m != 0)
+			return b + __builtin_ctz(m);
+	}
+#endif
+	while (b < end && *b >= 0x20 && *b <= 0x7e && *b != '"' && *b != '\\')
+		b++;
+	return b;
+}
+
 /* Printable ASCII, no escapes: valid UTF-8 that jansson keeps byte for byte. */
 static bool
 scan_string(struct scan *sc, const char **s, size_t *n)
@@ -58,30 +88,8 @@ scan_string(struct scan *sc, const char **s, size_t *n)
 
 	if (sc->p >= sc->end || *sc->p != '"')
 		return false;
-	*s = b = ++sc->p;
-#ifdef __SSE2__
-	/* 16 bytes at a time to the first that is not printable ASCII or is a
-	 * quote or a backslash (a uuid is most of a heartbeat's strings). */
-	while (sc->end - b >= 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
-		__m128i stop = _mm_or_si128(
-		    _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpgt_epi8(v, _mm_set1_epi8(0x7e))),
-		    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-		unsigned m = (unsigned)_mm_movemask_epi8(stop);
-
-		if (m != 0) {
-			b += __builtin_ctz(m);
-			break;
-		}
-		b += 16;
-	}
-#endif
-	/* One pass finds the end and checks every byte (signed: 0x80 and up
-	 * are below 0x20). */
-	for (; b < sc->end && *b != '"'; b++)
-		if (*b < 0x20 || *b > 0x7e || *b == '\\')
-			return false;
-	if (b == sc->end)
+	*s = ++sc->p;
+	if ((b = plain_end(sc->p, sc->end)) == sc->end || *b != '"')
 		return false;
 	*n = (size_t)(b - sc->p);
 	sc->p = b + 1;
@@ -256,6 +264,7 @@ heartbeat_scan_template(const char *line, size_t len, char *state, size_t *state
 	if (sc.tpl != NULL) {
 		memcpy(tpl->line, line, len);
 		tpl->len = len;
+		template_masks(tpl);
 	} else if (tpl != NULL)
 		tpl->nslots = 0;
 	return true;
@@ -290,18 +299,221 @@ slot_value(const struct heartbeat_template *tpl, size_t k, const char *line, siz
 	return true;
 }
 
-bool
-heartbeat_like(const struct heartbeat_template *tpl, const char *line, size_t len)
+/* Bit i: a[i] == b[i], for 64 bytes. */
+static uint64_t
+window_same(const char *a, const char *b)
 {
-	size_t at = 0, from = 0;
+	uint64_t same = 0;
 
-	if (tpl->len == 0)
-		return false;
+#ifdef __SSE2__
+	for (int q = 0; q < 4; q++) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * q));
+		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * q));
+
+		same |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) << (16 * q);
+	}
+#else
+	for (int i = 0; i < 64; i++)
+		same |= (uint64_t)(a[i] == b[i]) << i;
+#endif
+	return same;
+}
+
+/* Sets bits [from, to) of the mask words m. */
+static void
+mask_range(uint64_t *m, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i = (i / 64 + 1) * 64) {
+		size_t end = to < (i / 64 + 1) * 64 ? to : (i / 64 + 1) * 64, n = end - i;
+
+		m[i / 64] |= (n == 64 ? ~0ULL : ((1ULL << n) - 1)) << (i % 64);
+	}
+}
+
+/* The template's masks (heartbeat.h) from its slots. */
+static void
+template_masks(struct heartbeat_template *tpl)
+{
+	uint64_t text[HEARTBEAT_WORDS] = { 0 };
+	size_t words = (tpl->len + 63) / 64;
+
+	memset(tpl->scalar, 0, sizeof(tpl->scalar));
 	for (size_t k = 0; k < tpl->nslots; k++) {
-		if (!same_bytes(line, len, &at, tpl->line + from, tpl->slots[k].start - from) ||
-		    !slot_value(tpl, k, line, len, &at))
+		size_t a = tpl->slots[k].start, b = tpl->slots[k].end;
+
+		if (tpl->line[a] == '"')
+			mask_range(text, a + 1, b - 1);
+		else
+			mask_range(tpl->scalar, a, b);
+	}
+	for (size_t w = 0; w < words; w++)
+		tpl->fixed[w] = ~(text[w] | tpl->scalar[w]);
+}
+
+/* Plain bytes only (no quote, backslash or control byte, ASCII) in
+ * [b, end), n >= 16 of them: 16 at a time, the last 16 overlapping. */
+static bool
+all_plain(const char *b, const char *end)
+{
+#ifdef __SSE2__
+	if (end - b >= 16) {
+		const char *last = end - 16;
+
+		for (;; b = b + 16 < last ? b + 16 : last) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
+			__m128i stop = _mm_or_si128(
+			    _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpgt_epi8(v, _mm_set1_epi8(0x7e))),
+			    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+
+			if (_mm_movemask_epi8(stop) != 0)
+				return false;
+			if (b == last)
+				return true;
+		}
+	}
+#endif
+	return plain_end(b, end) == end;
+}
+
+/* Is any of bits [a, b) set in the words m? */
+static bool
+bits_any(const uint64_t *m, size_t a, size_t b)
+{
+	for (size_t w = a / 64; w * 64 < b; w++) {
+		uint64_t keep = ~0ULL;
+
+		if (w == a / 64)
+			keep &= ~0ULL << (a % 64);
+		if ((w + 1) * 64 > b)
+			keep &= ~0ULL >> (64 - b % 64);
+		if (m[w] & keep)
+			return true;
+	}
+	return false;
+}
+
+/* Does a whole scalar fill [a, b) of line? */
+static bool
+scalar_fills(const char *line, size_t a, size_t b)
+{
+	struct scan sc = { .line = line, .p = line + a, .end = line + b };
+
+	return *sc.p != '{' && scan_value(&sc, ROLE_OUTSIDE, SCAN_DEPTH_MAX) && sc.p == sc.end;
+}
+
+/* diff[w]: bit i set where line and template differ at byte 64 w + i
+ * (the last, partial word taken from the window that ends the line). */
+static void
+in_place_diff(const struct heartbeat_template *tpl, const char *line, size_t len, uint64_t *diff)
+{
+	size_t words = len / 64;
+
+	for (size_t w = 0; w < words; w++)
+		diff[w] = ~window_same(line + w * 64, tpl->line + w * 64);
+	if (len % 64 != 0)
+		diff[words] = ~window_same(line + len - 64, tpl->line + len - 64) >> (64 - len % 64);
+}
+
+#ifdef HAVE_AVX2_PATH
+__attribute__((target("avx2"))) static uint64_t
+window_same_avx2(const char *a, const char *b)
+{
+	__m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)a);
+	__m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(a + 32));
+	__m256i y0 = _mm256_loadu_si256((const __m256i *)(const void *)b);
+	__m256i y1 = _mm256_loadu_si256((const __m256i *)(const void *)(b + 32));
+
+	return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x0, y0)) |
+	    (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x1, y1)) << 32;
+}
+
+__attribute__((target("avx2"))) static void
+in_place_diff_avx2(const struct heartbeat_template *tpl, const char *line, size_t len, uint64_t *diff)
+{
+	size_t words = len / 64;
+
+	for (size_t w = 0; w < words; w++)
+		diff[w] = ~window_same_avx2(line + w * 64, tpl->line + w * 64);
+	if (len % 64 != 0)
+		diff[words] = ~window_same_avx2(line + len - 64, tpl->line + len - 64) >> (64 - len % 64);
+}
+#endif
+
+/*
+ * The common heartbeat: as long as the template, its uuid and perhaps a
+ * utilization rewritten in place.  One pass without a branch on what it
+ * finds marks the bytes that differ, 64 at a time; none may lie outside
+ * the slots, and each slot that changed is read.  Whatever this accepts,
+ * the slot by slot comparison below accepts too; false says nothing.
+ */
+bool
+heartbeat_in_place(const struct heartbeat_template *tpl, const char *line, size_t len)
+{
+	uint64_t diff[HEARTBEAT_WORDS], wrong = 0, changed = 0;
+
+	if (len != tpl->len || len < 64)
+		return false;
+#ifdef HAVE_AVX2_PATH
+	if (cpu_has_avx2())
+		in_place_diff_avx2(tpl, line, len, diff);
+	else
+#endif
+		in_place_diff(tpl, line, len, diff);
+	for (size_t w = 0; w < (len + 63) / 64; w++) {
+		wrong |= diff[w] & tpl->fixed[w];
+		changed |= diff[w] & tpl->scalar[w];
+	}
+	if (wrong != 0)
+		return false;
+	/* A string slot is read whole (a uuid, nearly always new); another
+	 * only when one of them changed. */
+	for (size_t k = 0; k < tpl->nslots; k++) {
+		size_t a = tpl->slots[k].start, b = tpl->slots[k].end;
+
+		if (tpl->line[a] == '"' ? !all_plain(line + a + 1, line + b - 1) :
+		    changed != 0 && bits_any(diff, a, b) && !scalar_fills(line, a, b))
 			return false;
+	}
+	return true;
+}
+
+/*
+ * The slot by slot comparison, for values of another length than the
+ * template's.  A line that matches becomes the template: the next
+ * heartbeat is likelier to have its lengths than the old line's.
+ */
+static bool
+like_moved(struct heartbeat_template *tpl, const char *line, size_t len)
+{
+	size_t at = 0, from = 0, start[HEARTBEAT_SLOTS_MAX], end[HEARTBEAT_SLOTS_MAX];
+
+	for (size_t k = 0; k < tpl->nslots; k++) {
+		if (!same_bytes(line, len, &at, tpl->line + from, tpl->slots[k].start - from))
+			return false;
+		start[k] = at;
+		if (!slot_value(tpl, k, line, len, &at))
+			return false;
+		end[k] = at;
 		from = tpl->slots[k].end;
 	}
-	return same_bytes(line, len, &at, tpl->line + from, tpl->len - from) && at == len;
+	if (!same_bytes(line, len, &at, tpl->line + from, tpl->len - from) || at != len)
+		return false;
+	if (len <= HEARTBEAT_TEMPLATE_MAX) {
+		memcpy(tpl->line, line, len);
+		tpl->len = len;
+		for (size_t k = 0; k < tpl->nslots; k++) {
+			tpl->slots[k].start = start[k];
+			tpl->slots[k].end = end[k];
+		}
+		template_masks(tpl);
+	}
+	return true;
+}
+
+bool
+heartbeat_like(struct heartbeat_template *tpl, const char *line, size_t len)
+{
+	if (tpl->len == 0)
+		return false;
+	return heartbeat_in_place(tpl, line, len) || like_moved(tpl, line, len);
 }

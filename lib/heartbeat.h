@@ -17,6 +17,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define HEARTBEAT_PREFIX "{\"type\":\"rate_limit_event\",\"rate_limit_info\":{"
 #define HEARTBEAT_PREFIX_LEN (sizeof(HEARTBEAT_PREFIX) - 1)
@@ -26,6 +27,7 @@
  * most this many values that may change (utilization, uuid, ...). */
 #define HEARTBEAT_TEMPLATE_MAX 2048
 #define HEARTBEAT_SLOTS_MAX 16
+#define HEARTBEAT_WORDS (HEARTBEAT_TEMPLATE_MAX / 64)
 
 /*
  * The last line heartbeat_scan() accepted, and where its values that may
@@ -37,6 +39,9 @@ struct heartbeat_template {
 	char line[HEARTBEAT_TEMPLATE_MAX];
 	size_t nslots;
 	struct { size_t start, end; } slots[HEARTBEAT_SLOTS_MAX];
+	/* Bit i%64 of word i/64: byte i lies outside the slots or is a string
+	 * slot's quote (fixed), or lies in a slot that is not a string. */
+	uint64_t fixed[HEARTBEAT_WORDS], scalar[HEARTBEAT_WORDS];
 };
 
 /*
@@ -57,8 +62,15 @@ bool heartbeat_scan_template(const char *line, size_t len, char *state, size_t *
  * Is line the template's line with other scalar values in its slots?  Then
  * heartbeat_scan() accepts it with the template line's state; this only
  * finds that out faster (the bytes between the slots are compared, not
- * scanned).  False says nothing: scan the line.
+ * scanned).  False says nothing: scan the line.  A line whose values have
+ * other lengths than the template's becomes the template.
  */
-bool heartbeat_like(const struct heartbeat_template *tpl, const char *line, size_t len);
+bool heartbeat_like(struct heartbeat_template *tpl, const char *line, size_t len);
+/*
+ * heartbeat_like()'s common case, which leaves the template as it is: the
+ * line as long as the template, with other values only inside its slots,
+ * each the same length.  No byte of such a line is a newline.
+ */
+bool heartbeat_in_place(const struct heartbeat_template *tpl, const char *line, size_t len);
 
 #endif

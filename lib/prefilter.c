@@ -5,6 +5,7 @@
  * (\"type\") and so never matches, which keeps tool output and prose out at
  * byte level.  Every other line is dropped without a JSON parse.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "classify_int.h"
@@ -132,6 +133,26 @@ prefilter_keeps(const struct classifier *c, const char *s, size_t len)
 			return true;
 	}
 	return !typed && memmem(s, len, "\"error\"", 7) != NULL;
+}
+
+/* prefilter_unchanged() for a line whose end is not known yet: its length,
+ * or 0 (then look for its end and ask prefilter_unchanged()). */
+size_t
+prefilter_unchanged_ahead(struct classifier *c, const char *p, size_t avail)
+{
+	const struct dialect *d = c->dialect;
+	size_t n;
+
+	/* The line differs from one the prefilter kept only in values, never
+	 * in its type: it is kept too. */
+	if (d == NULL || d == &dialect_generic || d->unchanged_ahead == NULL || !c->saw_family_event ||
+	    (n = d->unchanged_ahead(&c->memo, p, avail)) == 0)
+		return 0;
+#ifdef RLWRAP_CHECK_FAST_PATH
+	if (!prefilter_keeps(c, p, n) || !prefilter_unchanged(c, p, n))
+		abort();   /* the line read whole would have been parsed */
+#endif
+	return n;
 }
 
 /* Only once the family's records were seen: until then even a record that

@@ -183,54 +183,74 @@ cpu_has_avx2(void)
 #endif
 }
 
-/* Most colons of JSON follow a key's closing quote: its last letter is
- * compared before the call. */
-static bool
-key_at(const char *s, size_t at, const char *key, size_t n)
-{
-	return at >= n && s[at - 2] == key[n - 2] && memcmp(s + at - n, key, n) == 0;
-}
-
+/*
+ * has_key_colon() by blocks of starts: key's first byte at a start, its
+ * last letter n - 2 bytes on and a colon n bytes on make a rare candidate
+ * (a JSON line has quotes and colons everywhere, and five-letter keys such
+ * as "model" and "usage" by the dozen, but few that end in the key's
+ * letter).  The last block ends where the line does, overlapping the one
+ * before: a start read twice finds what it found once, so there is no
+ * byte-by-byte tail.
+ */
 #ifdef HAVE_AVX2_PATH
-/* has_key_colon's whole 32-byte blocks; *at: where it stopped. */
 __attribute__((target("avx2"))) static bool
-key_colon_avx2(const char *s, size_t len, const char *key, size_t n, size_t *at)
+key_colon_avx2(const char *s, size_t len, const char *key, size_t n)
 {
+	const __m256i first = _mm256_set1_epi8(key[0]), last = _mm256_set1_epi8(key[n - 2]);
 	const __m256i colon = _mm256_set1_epi8(':');
+	size_t stop = len - n - 32;
 
-	for (; *at + 32 <= len; *at += 32) {
-		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(s + *at));
+	for (size_t at = 0;; at = at + 32 < stop ? at + 32 : stop) {
+		const char *p = s + at;
+		__m256i a = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)p), first);
+		__m256i b = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(p + n - 2)), last);
+		__m256i c = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(p + n)), colon);
 
-		for (unsigned m = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, colon)); m != 0; m &= m - 1)
-			if (key_at(s, *at + (size_t)__builtin_ctz(m), key, n))
+		for (unsigned m = (unsigned)_mm256_movemask_epi8(_mm256_and_si256(_mm256_and_si256(a, b), c)); m != 0;
+		    m &= m - 1)
+			if (memcmp(p + __builtin_ctz(m), key, n) == 0)
 				return true;
+		if (at == stop)
+			return false;
 	}
-	return false;
+}
+#endif
+
+#ifdef __SSE2__
+static bool
+key_colon_sse2(const char *s, size_t len, const char *key, size_t n)
+{
+	const __m128i first = _mm_set1_epi8(key[0]), last = _mm_set1_epi8(key[n - 2]), colon = _mm_set1_epi8(':');
+	size_t stop = len - n - 16;
+
+	for (size_t at = 0;; at = at + 16 < stop ? at + 16 : stop) {
+		const char *p = s + at;
+		__m128i a = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), first);
+		__m128i b = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + n - 2)), last);
+		__m128i c = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + n)), colon);
+
+		for (unsigned m = (unsigned)_mm_movemask_epi8(_mm_and_si128(_mm_and_si128(a, b), c)); m != 0; m &= m - 1)
+			if (memcmp(p + __builtin_ctz(m), key, n) == 0)
+				return true;
+		if (at == stop)
+			return false;
+	}
 }
 #endif
 
 bool
 has_key_colon(const char *s, size_t len, const char *key, size_t n)
 {
-	size_t at = 0;
-
 #ifdef HAVE_AVX2_PATH
-	if (cpu_has_avx2() && key_colon_avx2(s, len, key, n, &at))
-		return true;
+	if (len >= n + 32 && cpu_has_avx2())
+		return key_colon_avx2(s, len, key, n);
 #endif
 #ifdef __SSE2__
-	const __m128i colon = _mm_set1_epi8(':');
-
-	for (; at + 16 <= len; at += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
-
-		for (unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, colon)); m != 0; m &= m - 1)
-			if (key_at(s, at + (size_t)__builtin_ctz(m), key, n))
-				return true;
-	}
+	if (len >= n + 16)
+		return key_colon_sse2(s, len, key, n);
 #endif
-	for (; at < len; at++)
-		if (s[at] == ':' && key_at(s, at, key, n))
+	for (size_t at = 0; at + n < len; at++)
+		if (s[at + n] == ':' && s[at] == key[0] && memcmp(s + at, key, n) == 0)
 			return true;
 	return false;
 }

@@ -21,8 +21,8 @@ size_t lower_copy(char *dst, size_t size, const char *src, size_t len);
 /* memmem for a NUL-terminated needle; NULL when absent. */
 const char *find_bytes(const char *hay, size_t len, const char *needle);
 
-/* Does key (n bytes, n >= 2) end right before a ':' in s?  The colons are
- * found 16 or 32 bytes at a time. */
+/* Does key (n bytes, n >= 2) end right before a ':' in s?  Candidates
+ * are found 16 or 32 starts at a time. */
 bool has_key_colon(const char *s, size_t len, const char *key, size_t n);
 
 /* Does the CPU run AVX2 (asked once)?  False where it cannot be asked.

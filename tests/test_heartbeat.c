@@ -201,6 +201,76 @@ test_classifier_after_repeats(void **unused)
 	}
 }
 
+/* Whatever the in-place comparison accepts, the scan accepts with the
+ * template's state: single bytes changed anywhere, and values rewritten in
+ * their slots. */
+static void
+test_in_place_never_wider_than_scan(void **unused)
+{
+	static struct heartbeat_template tpl;
+	static const char bytes[] = "\"\\\x01\x7f\x80" "0a9}{,: -.";
+	char state[HEARTBEAT_STATE_MAX], got[HEARTBEAT_STATE_MAX], line[sizeof(beat_a)];
+	size_t n, m, len = strlen(beat_a), accepted = 0;
+
+	assert_true(heartbeat_scan_template(beat_a, len, state, &n, &tpl));
+	for (size_t at = 0; at < len; at++)
+		for (size_t b = 0; b < sizeof(bytes) - 1; b++) {
+			memcpy(line, beat_a, len);
+			line[at] = bytes[b];
+			if (!heartbeat_in_place(&tpl, line, len))
+				continue;
+			accepted++;
+			if (!heartbeat_scan(line, len, got, &m) || m != n || memcmp(got, state, n) != 0)
+				fail_msg("in place but not the same state: byte %zu set to 0x%02x", at, (unsigned char)bytes[b]);
+		}
+	assert_true(accepted > 0);   /* digits in the uuids and utilizations */
+	/* A new uuid and utilizations of the same length, in place. */
+	assert_true(heartbeat_in_place(&tpl, beat_a, len));
+	memcpy(line, beat_a, len);
+	memcpy(strstr(line, "0.31"), "0.42", 4);
+	memcpy(strstr(line, "f6a50000"), "0123abcd", 8);
+	assert_true(heartbeat_in_place(&tpl, line, len));
+	/* Another length: for heartbeat_like(), not here. */
+	assert_false(heartbeat_in_place(&tpl, beat_b, strlen(beat_b)));
+}
+
+/* After a run of heartbeats known in place, a rejected one exactly as long
+ * (a new reset, and an overage reason a letter shorter) is read, in any
+ * chunking. */
+static void
+test_rejected_as_long_as_allowed(void **unused)
+{
+	static const char rejected[] = "{\"type\":\"rate_limit_event\",\"rate_limit_info\":{\"status\":\"rejected\","
+	    "\"resetsAt\":1796059800,\"rateLimitType\":\"five_hour\",\"overageStatus\":\"rejected\","
+	    "\"overageDisabledReason\":\"org_level_disable\",\"isUsingOverage\":false,"
+	    WINDOWS("0.31", "0.062") TAIL("f6a50000-2c3d-4e5f-9a6b-7c8d9e0f1a2b");
+	char stream[16384];
+	int len = snprintf(stream, sizeof(stream),
+	    "{\"type\":\"system\",\"subtype\":\"init\",\"model\":\"claude-opus-4-6\",\"session_id\":\"s\"}\n");
+
+	assert_int_equal(strlen(rejected), strlen(beat_a));
+	for (int i = 0; i < 20; i++) {
+		char beat[sizeof(beat_a)];
+
+		strcpy(beat, beat_a);
+		beat[strstr(beat, "f6a50000") - beat + 6] = (char)('a' + i % 6);   /* a new uuid */
+		len += snprintf(stream + len, sizeof(stream) - (size_t)len, "%s\n", beat);
+	}
+	len += snprintf(stream + len, sizeof(stream) - (size_t)len, "%s\n", rejected);
+	for (size_t chunk = 1; chunk <= (size_t)len; chunk = chunk * 2 + 1) {
+		struct classifier *c = classifier_new(NULL, NOW);
+		struct fail_signal sig;
+
+		for (size_t off = 0; off < (size_t)len; off += chunk)
+			classifier_feed(c, stream + off, (size_t)len - off < chunk ? (size_t)len - off : chunk);
+		classifier_finish(c, 1, &sig);
+		classifier_free(c);
+		assert_int_equal(sig.reason, REASON_USAGE_LIMIT);
+		assert_int_equal((long long)sig.resets_at, 1796059800LL);
+		assert_int_equal(sig.line, 22);
+	}
+}
+
 int
 main(void)
 {
@@ -212,6 +282,8 @@ main(void)
 		cmocka_unit_test(test_state_too_long),
 		cmocka_unit_test(test_template),
 		cmocka_unit_test(test_classifier_after_repeats),
+		cmocka_unit_test(test_in_place_never_wider_than_scan),
+		cmocka_unit_test(test_rejected_as_long_as_allowed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
