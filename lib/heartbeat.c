@@ -57,19 +57,28 @@ state_add(struct scan *sc, const char *to)
 	return true;
 }
 
-/* The first byte from b on that is a quote, a backslash or not printable
- * ASCII (signed: 0x80 and up are below 0x20), or end. */
+#ifdef __SSE2__
+/* Bit i: b[i] is a quote, a backslash or not printable ASCII (signed: 0x80
+ * and up are below 0x20); 16 bytes. */
+static unsigned
+plain_stops(const char *b)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
+
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(
+	    _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpgt_epi8(v, _mm_set1_epi8(0x7e))),
+	    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')))));
+}
+#endif
+
+/* The first byte from b on that plain_stops() marks, or end. */
 static const char *
 plain_end(const char *b, const char *end)
 {
 #ifdef __SSE2__
 	/* 16 bytes at a time: a uuid is most of a heartbeat's strings. */
 	for (; end - b >= 16; b += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
-		__m128i stop = _mm_or_si128(
-		    _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpgt_epi8(v, _mm_set1_epi8(0x7e))),
-		    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-		unsigned m = (unsigned)_mm_movemask_epi8(stop);
+		unsigned m = plain_stops(b);
 
 		if (m != 0)
 			return b + __builtin_ctz(m);
@@ -360,12 +369,7 @@ all_plain(const char *b, const char *end)
 		const char *last = end - 16;
 
 		for (;; b = b + 16 < last ? b + 16 : last) {
-			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
-			__m128i stop = _mm_or_si128(
-			    _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpgt_epi8(v, _mm_set1_epi8(0x7e))),
-			    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-
-			if (_mm_movemask_epi8(stop) != 0)
+			if (plain_stops(b) != 0)
 				return false;
 			if (b == last)
 				return true;
@@ -402,20 +406,22 @@ scalar_fills(const char *line, size_t a, size_t b)
 }
 
 /* diff[w]: bit i set where line and template differ at byte 64 w + i
- * (the last, partial word taken from the window that ends the line). */
-static void
-in_place_diff(const struct heartbeat_template *tpl, const char *line, size_t len, uint64_t *diff)
+ * (the last, partial word taken from the window that ends the line).
+ * Inlined into each caller, so that same() is inlined too. */
+static inline __attribute__((always_inline)) void
+diff_words(const struct heartbeat_template *tpl, const char *line, size_t len, uint64_t *diff,
+    uint64_t (*same)(const char *, const char *))
 {
 	size_t words = len / 64;
 
 	for (size_t w = 0; w < words; w++)
-		diff[w] = ~window_same(line + w * 64, tpl->line + w * 64);
+		diff[w] = ~same(line + w * 64, tpl->line + w * 64);
 	if (len % 64 != 0)
-		diff[words] = ~window_same(line + len - 64, tpl->line + len - 64) >> (64 - len % 64);
+		diff[words] = ~same(line + len - 64, tpl->line + len - 64) >> (64 - len % 64);
 }
 
 #ifdef HAVE_AVX2_PATH
-__attribute__((target("avx2"))) static uint64_t
+__attribute__((target("avx2"))) static inline uint64_t
 window_same_avx2(const char *a, const char *b)
 {
 	__m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)a);
@@ -428,14 +434,9 @@ window_same_avx2(const char *a, const char *b)
 }
 
 __attribute__((target("avx2"))) static void
-in_place_diff_avx2(const struct heartbeat_template *tpl, const char *line, size_t len, uint64_t *diff)
+diff_words_avx2(const struct heartbeat_template *tpl, const char *line, size_t len, uint64_t *diff)
 {
-	size_t words = len / 64;
-
-	for (size_t w = 0; w < words; w++)
-		diff[w] = ~window_same_avx2(line + w * 64, tpl->line + w * 64);
-	if (len % 64 != 0)
-		diff[words] = ~window_same_avx2(line + len - 64, tpl->line + len - 64) >> (64 - len % 64);
+	diff_words(tpl, line, len, diff, window_same_avx2);
 }
 #endif
 
@@ -455,10 +456,10 @@ heartbeat_in_place(const struct heartbeat_template *tpl, const char *line, size_
 		return false;
 #ifdef HAVE_AVX2_PATH
 	if (cpu_has_avx2())
-		in_place_diff_avx2(tpl, line, len, diff);
+		diff_words_avx2(tpl, line, len, diff);
 	else
 #endif
-		in_place_diff(tpl, line, len, diff);
+		diff_words(tpl, line, len, diff, window_same);
 	for (size_t w = 0; w < (len + 63) / 64; w++) {
 		wrong |= diff[w] & tpl->fixed[w];
 		changed |= diff[w] & tpl->scalar[w];

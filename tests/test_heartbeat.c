@@ -172,6 +172,22 @@ on_signal(const struct fail_signal *sig, void *arg)
 	((struct count *)arg)->signals++;
 }
 
+/* Feeds stream to a new classifier in pieces of chunk bytes; returns the
+ * signals it gave on the way and its verdict in *sig. */
+static int
+classify_chunked(const char *stream, size_t len, size_t chunk, struct fail_signal *sig)
+{
+	struct classifier *c = classifier_new(NULL, NOW);
+	struct count count = { 0 };
+
+	classifier_on_signal(c, on_signal, &count);
+	for (size_t off = 0; off < len; off += chunk)
+		classifier_feed(c, stream + off, len - off < chunk ? len - off : chunk);
+	classifier_finish(c, 1, sig);
+	classifier_free(c);
+	return count.signals;
+}
+
 /* Heartbeats known from their bytes change nothing; the rejected one that
  * follows identical allowed ones still counts, in any chunking. */
 static void
@@ -185,19 +201,13 @@ test_classifier_after_repeats(void **unused)
 	    "\"rateLimitType\":\"five_hour\"}}\n", beat_a, beat_b, beat_a);
 
 	for (size_t chunk = 1; chunk <= (size_t)len; chunk = chunk * 3 + 1) {
-		struct classifier *c = classifier_new(NULL, NOW);
-		struct count count = { 0 };
 		struct fail_signal sig;
+		int signals = classify_chunked(stream, (size_t)len, chunk, &sig);
 
-		classifier_on_signal(c, on_signal, &count);
-		for (size_t off = 0; off < (size_t)len; off += chunk)
-			classifier_feed(c, stream + off, (size_t)len - off < chunk ? (size_t)len - off : chunk);
-		classifier_finish(c, 1, &sig);
-		classifier_free(c);
 		assert_int_equal(sig.reason, REASON_USAGE_LIMIT);
 		assert_int_equal((long long)sig.resets_at, 1796056200LL);
 		assert_int_equal(sig.line, 5);
-		assert_int_equal(count.signals, 2);
+		assert_int_equal(signals, 2);
 	}
 }
 
@@ -258,13 +268,9 @@ test_rejected_as_long_as_allowed(void **unused)
 	}
 	len += snprintf(stream + len, sizeof(stream) - (size_t)len, "%s\n", rejected);
 	for (size_t chunk = 1; chunk <= (size_t)len; chunk = chunk * 2 + 1) {
-		struct classifier *c = classifier_new(NULL, NOW);
 		struct fail_signal sig;
 
-		for (size_t off = 0; off < (size_t)len; off += chunk)
-			classifier_feed(c, stream + off, (size_t)len - off < chunk ? (size_t)len - off : chunk);
-		classifier_finish(c, 1, &sig);
-		classifier_free(c);
+		classify_chunked(stream, (size_t)len, chunk, &sig);
 		assert_int_equal(sig.reason, REASON_USAGE_LIMIT);
 		assert_int_equal((long long)sig.resets_at, 1796059800LL);
 		assert_int_equal(sig.line, 22);
