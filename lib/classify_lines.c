@@ -353,6 +353,26 @@ look_back_for_injection(struct classifier *c, const char *s, size_t len)
 		salvage(c, prev, c->skipped_len);
 }
 
+/*
+ * A line that opens an object while nothing is pending (no stashed head,
+ * no document, no code fence ahead of the family's first record): what
+ * process_joined() does with it, without the checks that only text,
+ * indented and joined lines need.  False (nothing done) for any other.
+ */
+static bool
+object_line(struct classifier *c, const char *s, size_t len)
+{
+	if (len > 0 && s[len - 1] == '\r')
+		len--;
+	if (len < 2 || s[0] != '{' || c->stash != NULL || c->doc != NULL ||
+	    (c->text.in_fence && !c->saw_family_event))
+		return false;
+	c->skipped = NULL;   /* look_back_for_injection() at a '{' */
+	c->lineno++;
+	handle_json_line(c, s, len);
+	return true;
+}
+
 /* Joins a stashed head to this line, then processes it. */
 static void
 process_joined(struct classifier *c, const char *s, size_t len)
@@ -992,7 +1012,8 @@ classifier_feed(struct classifier *c, const char *buf, size_t len)
 
 		if (c->len == 0 && c->dropped == 0) {
 			/* A whole line inside this chunk, no copy. */
-			process_joined(c, p, n < CLASSIFY_LINE_MAX ? n : CLASSIFY_LINE_MAX);
+			if (!object_line(c, p, n < CLASSIFY_LINE_MAX ? n : CLASSIFY_LINE_MAX))
+				process_joined(c, p, n < CLASSIFY_LINE_MAX ? n : CLASSIFY_LINE_MAX);
 		} else {
 			buffer_append(c, p, n);
 			process_joined(c, c->buf, c->len);

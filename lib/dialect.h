@@ -91,7 +91,9 @@ struct dialect {
 	const char *const *kept_types;
 	const char *const *output_types;
 	/* An output record that may still carry a failure once output was seen
-	 * (type is one of its "type" values): parse it anyway.  May be NULL. */
+	 * (type is one of its "type" values, and one of some dialect's
+	 * output_types: the prefilter asks about no other): parse it anyway.
+	 * May be NULL. */
 	bool (*output_may_fail)(const char *type, size_t type_len, const char *line, size_t len);
 	/* Streams of `refines` look like this family's until one of this
 	 * family's own records shows: detection then moves to this family. */

@@ -183,50 +183,34 @@ claude_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 	return REC_IGNORE;
 }
 
-/* Does s hold needle, which starts with a byte that is rare in prose?
- * memchr on that byte runs far faster than memmem. */
-static bool
-has_rare(const char *s, size_t len, const char *needle, size_t n)
-{
-	const char *p = s, *end = s + len;
-
-	while (p + n <= end && (p = memchr(p, needle[0], (size_t)(end - p) - n + 1)) != NULL) {
-		if (memcmp(p, needle, n) == 0)
-			return true;
-		p++;
-	}
-	return false;
-}
-
-/* Does "error": end in the last 512 bytes? */
-static bool
-tail_has_error_key(const char *s, size_t len)
-{
-	size_t n = len < 512 ? len : 512;
-
-	return has_key_colon(s + len - n, n, "\"error\"", 7);
-}
-
 /* Where "model":"<synthetic>" is looked for in a long line: the message's
  * model sits before its content (next to its id) or, written in another
  * key order, after it; only the content is long. */
 #define SYNTHETIC_SPAN 1024
 
+/* Where a top-level "error": may end: the line's last bytes. */
+#define ERROR_KEY_SPAN 512
+
 /* Synthetic errors are assistant records with a top-level error, which
  * comes after the long message content.  A long line is searched for the
  * model at its two ends only: the content between them is most of the
  * bytes of a stream, and reading it twice (here and for its line end)
- * cost a tenth of the classifier. */
+ * cost a tenth of the classifier.  The last bytes, where the error key
+ * would end, are read once for both. */
 bool
 claude_output_may_fail(const char *type, size_t type_len, const char *line, size_t len)
 {
-	bool whole = len <= 2 * SYNTHETIC_SPAN;
+	size_t tail = len < ERROR_KEY_SPAN ? len : ERROR_KEY_SPAN, from = len - tail;
+	size_t head = len <= 2 * SYNTHETIC_SPAN ? 0 : len - SYNTHETIC_SPAN;
 
 	if (type_len != 9 || memcmp(type, "assistant", 9) != 0)
 		return false;
-	return has_rare(line, whole ? len : SYNTHETIC_SPAN + 10, "<synthetic>", 11) ||
-	    (!whole && has_rare(line + len - SYNTHETIC_SPAN, SYNTHETIC_SPAN, "<synthetic>", 11)) ||
-	    tail_has_error_key(line, len);
+	if (head > 0 && has_rare(line, SYNTHETIC_SPAN + 10, "<synthetic>", 11))
+		return true;
+	/* The model's starts before the tail (it may end ten bytes into it),
+	 * then both in the tail. */
+	return (from > head && has_rare(line + head, from - head + 10, "<synthetic>", 11)) ||
+	    has_key_colon_or_rare(line + from, tail, "\"error\"", 7, "<synthetic>", 11);
 }
 
 /*

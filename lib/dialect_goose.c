@@ -97,8 +97,10 @@ goose_output_may_fail(const char *type, size_t type_len, const char *line, size_
 {
 	static const char head[] = "{\"type\":\"message\",\"message\":";
 
-	(void)type, (void)type_len;
-	return len > sizeof(head) && memcmp(line, head, sizeof(head) - 1) == 0 &&
+	/* The line's first type is its type: the head can only match a
+	 * "message". */
+	return type_len == 7 && memcmp(type, "message", 7) == 0 &&
+	    len > sizeof(head) && memcmp(line, head, sizeof(head) - 1) == 0 &&
 	    memmem(line, len, "creditsExhausted", 16) != NULL;
 }
 

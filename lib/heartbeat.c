@@ -308,22 +308,29 @@ slot_value(const struct heartbeat_template *tpl, size_t k, const char *line, siz
 	return true;
 }
 
-/* Bit i: a[i] == b[i], for 64 bytes. */
+/* Bit i: a[i] == b[i], for 64 bytes; *stops: bit i where a[i] is a byte
+ * no string may hold unescaped (plain_stops()). */
 static uint64_t
-window_same(const char *a, const char *b)
+window_same(const char *a, const char *b, uint64_t *stops)
 {
 	uint64_t same = 0;
 
+	*stops = 0;
 #ifdef __SSE2__
 	for (int q = 0; q < 4; q++) {
 		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * q));
 		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * q));
 
 		same |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) << (16 * q);
+		*stops |= (uint64_t)plain_stops(a + 16 * q) << (16 * q);
 	}
 #else
-	for (int i = 0; i < 64; i++)
+	for (int i = 0; i < 64; i++) {
+		unsigned char c = (unsigned char)a[i];
+
 		same |= (uint64_t)(a[i] == b[i]) << i;
+		*stops |= (uint64_t)(c < 0x20 || c > 0x7e || c == '"' || c == '\\') << i;
+	}
 #endif
 	return same;
 }
@@ -355,28 +362,10 @@ template_masks(struct heartbeat_template *tpl)
 		else
 			mask_range(tpl->scalar, a, b);
 	}
-	for (size_t w = 0; w < words; w++)
+	for (size_t w = 0; w < words; w++) {
 		tpl->fixed[w] = ~(text[w] | tpl->scalar[w]);
-}
-
-/* Plain bytes only (no quote, backslash or control byte, ASCII) in
- * [b, end), n >= 16 of them: 16 at a time, the last 16 overlapping. */
-static bool
-all_plain(const char *b, const char *end)
-{
-#ifdef __SSE2__
-	if (end - b >= 16) {
-		const char *last = end - 16;
-
-		for (;; b = b + 16 < last ? b + 16 : last) {
-			if (plain_stops(b) != 0)
-				return false;
-			if (b == last)
-				return true;
-		}
+		tpl->text[w] = text[w];
 	}
-#endif
-	return plain_end(b, end) == end;
 }
 
 /* Is any of bits [a, b) set in the words m? */
@@ -405,38 +394,55 @@ scalar_fills(const char *line, size_t a, size_t b)
 	return *sc.p != '{' && scan_value(&sc, ROLE_OUTSIDE, SCAN_DEPTH_MAX) && sc.p == sc.end;
 }
 
-/* diff[w]: bit i set where line and template differ at byte 64 w + i
- * (the last, partial word taken from the window that ends the line).
- * Inlined into each caller, so that same() is inlined too. */
+/* diff[w]: bit i set where line and template differ at byte 64 w + i,
+ * stops[w] where line has a byte no string may hold unescaped (the last,
+ * partial word taken from the window that ends the line).  Inlined into
+ * each caller, so that same() is inlined too. */
 static inline __attribute__((always_inline)) void
 diff_words(const struct heartbeat_template *tpl, const char *line, size_t len, uint64_t *diff,
-    uint64_t (*same)(const char *, const char *))
+    uint64_t *stops, uint64_t (*same)(const char *, const char *, uint64_t *))
 {
 	size_t words = len / 64;
 
 	for (size_t w = 0; w < words; w++)
-		diff[w] = ~same(line + w * 64, tpl->line + w * 64);
-	if (len % 64 != 0)
-		diff[words] = ~same(line + len - 64, tpl->line + len - 64) >> (64 - len % 64);
+		diff[w] = ~same(line + w * 64, tpl->line + w * 64, &stops[w]);
+	if (len % 64 != 0) {
+		diff[words] = ~same(line + len - 64, tpl->line + len - 64, &stops[words]) >> (64 - len % 64);
+		stops[words] >>= 64 - len % 64;
+	}
 }
 
 #ifdef HAVE_AVX2_PATH
+/* plain_stops() for 32 bytes. */
+__attribute__((target("avx2"))) static inline uint32_t
+stops_avx2(__m256i v)
+{
+	__m256i unprintable = _mm256_or_si256(_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v),
+	    _mm256_cmpgt_epi8(v, _mm256_set1_epi8(0x7e)));
+	__m256i special = _mm256_or_si256(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')),
+	    _mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\')));
+
+	return (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(unprintable, special));
+}
+
 __attribute__((target("avx2"))) static inline uint64_t
-window_same_avx2(const char *a, const char *b)
+window_same_avx2(const char *a, const char *b, uint64_t *stops)
 {
 	__m256i x0 = _mm256_loadu_si256((const __m256i *)(const void *)a);
 	__m256i x1 = _mm256_loadu_si256((const __m256i *)(const void *)(a + 32));
 	__m256i y0 = _mm256_loadu_si256((const __m256i *)(const void *)b);
 	__m256i y1 = _mm256_loadu_si256((const __m256i *)(const void *)(b + 32));
 
+	*stops = (uint64_t)stops_avx2(x0) | (uint64_t)stops_avx2(x1) << 32;
 	return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x0, y0)) |
 	    (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x1, y1)) << 32;
 }
 
 __attribute__((target("avx2"))) static void
-diff_words_avx2(const struct heartbeat_template *tpl, const char *line, size_t len, uint64_t *diff)
+diff_words_avx2(const struct heartbeat_template *tpl, const char *line, size_t len, uint64_t *diff,
+    uint64_t *stops)
 {
-	diff_words(tpl, line, len, diff, window_same_avx2);
+	diff_words(tpl, line, len, diff, stops, window_same_avx2);
 }
 #endif
 
@@ -450,29 +456,29 @@ diff_words_avx2(const struct heartbeat_template *tpl, const char *line, size_t l
 bool
 heartbeat_in_place(const struct heartbeat_template *tpl, const char *line, size_t len)
 {
-	uint64_t diff[HEARTBEAT_WORDS], wrong = 0, changed = 0;
+	uint64_t diff[HEARTBEAT_WORDS], stops[HEARTBEAT_WORDS], wrong = 0, changed = 0;
 
 	if (len != tpl->len || len < 64)
 		return false;
 #ifdef HAVE_AVX2_PATH
 	if (cpu_has_avx2())
-		diff_words_avx2(tpl, line, len, diff);
+		diff_words_avx2(tpl, line, len, diff, stops);
 	else
 #endif
-		diff_words(tpl, line, len, diff, window_same);
+		diff_words(tpl, line, len, diff, stops, window_same);
+	/* A string's bytes may change into any plain byte (a new uuid, in
+	 * nearly every heartbeat). */
 	for (size_t w = 0; w < (len + 63) / 64; w++) {
-		wrong |= diff[w] & tpl->fixed[w];
+		wrong |= (diff[w] & tpl->fixed[w]) | (stops[w] & tpl->text[w]);
 		changed |= diff[w] & tpl->scalar[w];
 	}
 	if (wrong != 0)
 		return false;
-	/* A string slot is read whole (a uuid, nearly always new); another
-	 * only when one of them changed. */
-	for (size_t k = 0; k < tpl->nslots; k++) {
+	/* Another value is read only when its bytes changed. */
+	for (size_t k = 0; k < tpl->nslots && changed != 0; k++) {
 		size_t a = tpl->slots[k].start, b = tpl->slots[k].end;
 
-		if (tpl->line[a] == '"' ? !all_plain(line + a + 1, line + b - 1) :
-		    changed != 0 && bits_any(diff, a, b) && !scalar_fills(line, a, b))
+		if (tpl->line[a] != '"' && bits_any(diff, a, b) && !scalar_fills(line, a, b))
 			return false;
 	}
 	return true;

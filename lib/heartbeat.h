@@ -40,8 +40,9 @@ struct heartbeat_template {
 	size_t nslots;
 	struct { size_t start, end; } slots[HEARTBEAT_SLOTS_MAX];
 	/* Bit i%64 of word i/64: byte i lies outside the slots or is a string
-	 * slot's quote (fixed), or lies in a slot that is not a string. */
-	uint64_t fixed[HEARTBEAT_WORDS], scalar[HEARTBEAT_WORDS];
+	 * slot's quote (fixed), lies in a slot that is not a string (scalar),
+	 * or inside a string slot's quotes (text). */
+	uint64_t fixed[HEARTBEAT_WORDS], scalar[HEARTBEAT_WORDS], text[HEARTBEAT_WORDS];
 };
 
 /*

@@ -5,8 +5,12 @@
  * (\"type\") and so never matches, which keeps tool output and prose out at
  * byte level.  Every other line is dropped without a JSON parse.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "classify_int.h"
 
@@ -63,6 +67,26 @@ prefilter_init(struct prefilter *pf)
 	return true;
 }
 
+/* memcmp(a, b, n) == 0 for a type name: eight bytes a load, no call. */
+static inline bool
+name_equal(const char *a, const char *b, size_t n)
+{
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x, y;
+
+		memcpy(&x, a + i, 8);
+		memcpy(&y, b + i, 8);
+		if (x != y)
+			return false;
+	}
+	for (; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
 /* v is a slice of stream bytes and may hold a NUL: compare lengths first.
  * Only the types its first byte may start are compared: a line of a type
  * no dialect keeps ("user", "assistant" after the output) is most lines. */
@@ -74,7 +98,7 @@ type_find(const struct prefilter *pf, const char *v, size_t n)
 	for (uint64_t m = pf->by_first[(unsigned char)v[0]]; m != 0; m &= m - 1) {
 		const struct prefilter_type *t = &pf->types[__builtin_ctzll(m)];
 
-		if (t->len == n && memcmp(t->name, v, n) == 0)
+		if (t->len == n && name_equal(t->name, v, n))
 			return t;
 	}
 	return NULL;
@@ -90,6 +114,23 @@ output_may_fail(const struct prefilter *pf, const char *v, size_t n, const char 
 	return false;
 }
 
+/* The quote that ends a type value at v, within n bytes: nearly always
+ * in the first 16, found without a call. */
+static const char *
+type_end(const char *v, size_t n)
+{
+#ifdef __SSE2__
+	if (n >= 16) {
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)v);
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8('"')));
+
+		if (m != 0)
+			return v + __builtin_ctz(m);
+	}
+#endif
+	return memchr(v, '"', n);
+}
+
 /* s points after a "type" key; line is the whole line. */
 static bool
 type_value_matters(const struct classifier *c, const char *s, size_t len, const char *line,
@@ -103,13 +144,15 @@ type_value_matters(const struct classifier *c, const char *s, size_t len, const 
 	if (v >= s + len || *v != '"')
 		return false;
 	v++;
-	end = memchr(v, '"', (size_t)(s + len - v) < 40 ? (size_t)(s + len - v) : 40);
+	end = type_end(v, (size_t)(s + len - v) < 40 ? (size_t)(s + len - v) : 40);
 	if (end == NULL)
 		return false;
-	if ((t = type_find(&c->prefilter, v, (size_t)(end - v))) != NULL &&
-	    (!t->output || !c->saw_output))
-		return true;
-	return output_may_fail(&c->prefilter, v, (size_t)(end - v), line, line_len);
+	/* A type no dialect names is dropped; the hooks judge output types
+	 * only (struct dialect). */
+	if ((t = type_find(&c->prefilter, v, (size_t)(end - v))) == NULL)
+		return false;
+	return !t->output || !c->saw_output ||
+	    output_may_fail(&c->prefilter, v, (size_t)(end - v), line, line_len);
 }
 
 bool

@@ -193,26 +193,67 @@ cpu_has_avx2(void)
  * byte-by-byte tail.
  */
 #ifdef HAVE_AVX2_PATH
-__attribute__((target("avx2"))) static bool
-key_colon_avx2(const char *s, size_t len, const char *key, size_t n)
+/*
+ * With rare (m bytes, its first byte rare in JSON, such as '<'), a start
+ * of rare is a candidate too: one pass answers both questions.  rare is a
+ * constant at each call, so each caller gets a loop of its own.
+ */
+/* Candidate starts among the 32 at p (see has_key_colon()). */
+__attribute__((target("avx2"), always_inline)) static inline unsigned
+key_candidates(const char *p, size_t n, __m256i first, __m256i last, __m256i colon, __m256i rare0, bool rare)
+{
+	__m256i head = _mm256_loadu_si256((const __m256i *)(const void *)p);
+	__m256i b = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(p + n - 2)), last);
+	__m256i c = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(p + n)), colon);
+	__m256i hit = _mm256_and_si256(_mm256_and_si256(_mm256_cmpeq_epi8(head, first), b), c);
+
+	if (rare)
+		hit = _mm256_or_si256(hit, _mm256_cmpeq_epi8(head, rare0));
+	return (unsigned)_mm256_movemask_epi8(hit);
+}
+
+/*
+ * With rare (m bytes, its first byte rare in JSON, such as '<'), a start
+ * of rare is a candidate too: one pass answers both questions.  rare is a
+ * constant at each call, so each caller gets a loop of its own.  64 starts
+ * a turn, one branch for both halves.
+ */
+__attribute__((target("avx2"), always_inline)) static inline bool
+key_colon_or_avx2(const char *s, size_t len, const char *key, size_t n, const char *rare, size_t m)
 {
 	const __m256i first = _mm256_set1_epi8(key[0]), last = _mm256_set1_epi8(key[n - 2]);
-	const __m256i colon = _mm256_set1_epi8(':');
-	size_t stop = len - n - 32;
+	const __m256i colon = _mm256_set1_epi8(':'), rare0 = _mm256_set1_epi8(rare != NULL ? rare[0] : 0);
+	const bool with_rare = rare != NULL;
+	size_t block = len >= n + 64 ? 64 : 32, stop = len - n - block;
 
-	for (size_t at = 0;; at = at + 32 < stop ? at + 32 : stop) {
+	for (size_t at = 0;; at = at + block < stop ? at + block : stop) {
 		const char *p = s + at;
-		__m256i a = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)p), first);
-		__m256i b = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(p + n - 2)), last);
-		__m256i c = _mm256_cmpeq_epi8(_mm256_loadu_si256((const __m256i *)(const void *)(p + n)), colon);
+		uint64_t mask = key_candidates(p, n, first, last, colon, rare0, with_rare);
 
-		for (unsigned m = (unsigned)_mm256_movemask_epi8(_mm256_and_si256(_mm256_and_si256(a, b), c)); m != 0;
-		    m &= m - 1)
-			if (memcmp(p + __builtin_ctz(m), key, n) == 0)
+		if (block == 64)
+			mask |= (uint64_t)key_candidates(p + 32, n, first, last, colon, rare0, with_rare) << 32;
+		for (; mask != 0; mask &= mask - 1) {
+			const char *q = p + __builtin_ctzll(mask);
+
+			if ((q[n] == ':' && memcmp(q, key, n) == 0) ||
+			    (with_rare && (size_t)(s + len - q) >= m && memcmp(q, rare, m) == 0))
 				return true;
+		}
 		if (at == stop)
 			return false;
 	}
+}
+
+__attribute__((target("avx2"))) static bool
+key_colon_avx2(const char *s, size_t len, const char *key, size_t n)
+{
+	return key_colon_or_avx2(s, len, key, n, NULL, 0);
+}
+
+__attribute__((target("avx2"))) static bool
+key_colon_or_rare_avx2(const char *s, size_t len, const char *key, size_t n, const char *rare, size_t m)
+{
+	return key_colon_or_avx2(s, len, key, n, rare, m);
 }
 #endif
 
@@ -253,4 +294,27 @@ has_key_colon(const char *s, size_t len, const char *key, size_t n)
 		if (s[at + n] == ':' && s[at] == key[0] && memcmp(s + at, key, n) == 0)
 			return true;
 	return false;
+}
+
+bool
+has_rare(const char *s, size_t len, const char *needle, size_t n)
+{
+	const char *p = s, *end = s + len;
+
+	while (p + n <= end && (p = memchr(p, needle[0], (size_t)(end - p) - n + 1)) != NULL) {
+		if (memcmp(p, needle, n) == 0)
+			return true;
+		p++;
+	}
+	return false;
+}
+
+bool
+has_key_colon_or_rare(const char *s, size_t len, const char *key, size_t n, const char *rare, size_t m)
+{
+#ifdef HAVE_AVX2_PATH
+	if (len >= n + 32 && cpu_has_avx2())
+		return key_colon_or_rare_avx2(s, len, key, n, rare, m);
+#endif
+	return has_rare(s, len, rare, m) || has_key_colon(s, len, key, n);
 }

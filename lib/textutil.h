@@ -22,8 +22,13 @@ size_t lower_copy(char *dst, size_t size, const char *src, size_t len);
 const char *find_bytes(const char *hay, size_t len, const char *needle);
 
 /* Does key (n bytes, n >= 2) end right before a ':' in s?  Candidates
- * are found 16 or 32 starts at a time. */
+ * are found 16 to 64 starts at a time. */
 bool has_key_colon(const char *s, size_t len, const char *key, size_t n);
+/* Does s hold needle (n bytes), whose first byte is rare in the text? */
+bool has_rare(const char *s, size_t len, const char *needle, size_t n);
+/* has_rare(s, len, rare, m) || has_key_colon(s, len, key, n), in one pass
+ * where the CPU has AVX2. */
+bool has_key_colon_or_rare(const char *s, size_t len, const char *key, size_t n, const char *rare, size_t m);
 
 /* Does the CPU run AVX2 (asked once)?  False where it cannot be asked.
  * HAVE_AVX2_PATH: the compiler builds AVX2 functions (target attribute)

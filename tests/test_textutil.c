@@ -96,6 +96,45 @@ test_key_colon_found_in_any_block(void **state)
 	assert_false(has_key_colon(near, strlen(near), "\"error\"", 7));
 }
 
+/* The searches that has_key_colon_or_rare() answers at once, byte by byte. */
+static bool
+slow_key_or_rare(const char *s, size_t len)
+{
+	for (size_t at = 0; at < len; at++)
+		if ((at + 8 <= len && memcmp(s + at, "\"error\":", 8) == 0) ||
+		    (at + 11 <= len && memcmp(s + at, "<synthetic>", 11) == 0))
+			return true;
+	return false;
+}
+
+/* One pass for both: the answer of the two searches for the key, the
+ * needle, or either cut short, at every offset of lines of every length
+ * up to 160 (blocks of 64 and 32 starts, the overlapping last one).  The
+ * line is allocated to its length, so a read past it is caught by ASan. */
+static void
+test_key_or_rare_as_both(void **state)
+{
+	static const char *const put[] = {
+		"\"error\":", "<synthetic>", "\"error\" :", "<synthetic", "\"error\"",
+	};
+
+	(void)state;
+	for (size_t len = 1; len <= 160; len++)
+		for (size_t at = 0; at < len; at++)
+			for (size_t k = 0; k < sizeof(put) / sizeof(put[0]); k++) {
+				char *line = malloc(len);
+				size_t n = strlen(put[k]) < len - at ? strlen(put[k]) : len - at;
+
+				assert_non_null(line);
+				memset(line, at % 2 ? 'x' : '"', len);
+				memcpy(line + at, put[k], n);
+				if (has_key_colon_or_rare(line, len, "\"error\"", 7, "<synthetic>", 11) !=
+				    slow_key_or_rare(line, len))
+					fail_msg("len %zu, \"%s\" at %zu", len, put[k], at);
+				free(line);
+			}
+}
+
 int
 main(void)
 {
@@ -106,6 +145,7 @@ main(void)
 		cmocka_unit_test(test_append_text_separates_and_cuts),
 		cmocka_unit_test(test_clean_copy_keeps_utf8_whole),
 		cmocka_unit_test(test_key_colon_found_in_any_block),
+		cmocka_unit_test(test_key_or_rare_as_both),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
