@@ -580,10 +580,11 @@ read_as_plain(struct classifier *c, const char *s, size_t len)
 /*
  * Is this line (of a slice, at bit off) only counted?  textline_quick_plain
  * settles most lines by their first bytes; the rest take read_as_plain's
- * steps.  textline_surely_plain, the older prefilter, still has the last
- * word on the few lines it calls plain that process_line would not
- * ("   case 1: { " with its trailing blank), so whole lines get the
- * verdicts they always had.
+ * steps, and nothing else has a say: a line counted here is one that
+ * process_line() would only count, so what a line does never depends on
+ * whether it came whole in one chunk or was put together from two (an
+ * older prefilter once also counted lines such as `abc"def":{ `, whose
+ * body process_line() opens).
  */
 static bool
 only_counted(struct classifier *c, const char *s, size_t len, const struct textline_bits *b, size_t off)
@@ -595,7 +596,7 @@ only_counted(struct classifier *c, const char *s, size_t len, const struct textl
 #endif
 		return true;
 	}
-	return read_as_plain(c, s, len) || textline_surely_plain(s, len);
+	return read_as_plain(c, s, len);
 }
 
 /*

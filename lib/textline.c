@@ -930,25 +930,6 @@ textline_may_be_header(const char *s, size_t len)
 }
 
 bool
-textline_surely_plain(const char *s, size_t len)
-{
-	size_t i = 0;
-
-	while (i < len && (s[i] == ' ' || s[i] == '\t'))
-		i++;
-	if (len > 0 && s[len - 1] == '\r')
-		len--;
-	if (i >= len || s[len - 1] == '{' || s[len - 1] == '[')
-		return false;
-	switch (s[i]) {
-	case '`': case '~': case '{': case '[':
-		return false;
-	default:
-		return i > 2 || !worth_reading(s + i, len - i);
-	}
-}
-
-bool
 textline_is_ordinary(const char *s, size_t len, size_t indent, enum textline_kind kind)
 {
 	static const char *const frame[] = {

@@ -45,13 +45,6 @@ enum textline_kind textline_kind(struct textline_state *st, const char *s, size_
  * TEXTLINE_HEADER for it. */
 bool textline_may_be_header(const char *s, size_t len);
 
-/*
- * The prefilter on a whole line, leading blanks and all: true when the line
- * is plain whatever came before it (no shape can start it, no fence mark,
- * no JSON, no body opening at its end), so a reader can count it and go on.
- */
-bool textline_surely_plain(const char *s, size_t len);
-
 /* What a whole-chunk pass found: bit k is set when byte k of the caller's
  * buffer is a ':' (colon), a ' ' (space). */
 struct textline_bits {

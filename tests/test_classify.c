@@ -89,6 +89,34 @@ test_chunking_invariant(void **state)
 	free(a);
 }
 
+/*
+ * A line that ends in a labelled body with a trailing blank opens that
+ * body whether it comes whole or in two chunks: the goose record after it
+ * is part of the body either way (a fuzz finding: whole, the line was
+ * counted as plain text and the record read as goose's).
+ */
+static void
+test_labelled_body_in_any_chunking(void **state)
+{
+	static const char stream[] = "abc\"def\":{ \n"
+	    "{\"type\":\"message\",\"message\":{\"id\":\"m\",\"role\":\"assistant\",\"created\":1796039389,"
+	    "\"content\":[{\"type\":\"text\",\"text\":\"hi\"}]}}\n";
+	struct fail_signal whole, part;
+	char *a, *b;
+
+	(void)state;
+	classify_chunks(stream, sizeof(stream) - 1, 1 << 20, NULL, &whole);
+	assert_string_equal(whole.family, "generic");
+	a = signal_json(&whole);
+	for (size_t chunk = 1; chunk < sizeof(stream); chunk++) {
+		classify_chunks(stream, sizeof(stream) - 1, chunk, NULL, &part);
+		b = signal_json(&part);
+		assert_string_equal(a, b);
+		free(b);
+	}
+	free(a);
+}
+
 static void
 count_signal(const struct fail_signal *sig, void *arg)
 {
@@ -583,6 +611,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_claude_cap_verdict),
 		cmocka_unit_test(test_chunking_invariant),
+		cmocka_unit_test(test_labelled_body_in_any_chunking),
 		cmocka_unit_test(test_success_is_none_despite_prose),
 		cmocka_unit_test(test_injected_record_salvaged),
 		cmocka_unit_test(test_injection_in_skipped_line),
