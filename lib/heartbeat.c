@@ -449,9 +449,10 @@ diff_words_avx2(const struct heartbeat_template *tpl, const char *line, size_t l
 /*
  * The common heartbeat: as long as the template, its uuid and perhaps a
  * utilization rewritten in place.  One pass without a branch on what it
- * finds marks the bytes that differ, 64 at a time; none may lie outside
- * the slots, and each slot that changed is read.  Whatever this accepts,
- * the slot by slot comparison below accepts too; false says nothing.
+ * finds marks, 64 at a time, the bytes that differ (none may lie outside
+ * the slots) and the bytes no string may hold (none may lie inside one);
+ * each other slot that changed is read.  Whatever this accepts, the slot
+ * by slot comparison below accepts too; false says nothing.
  */
 bool
 heartbeat_in_place(const struct heartbeat_template *tpl, const char *line, size_t len)
