@@ -353,6 +353,14 @@ look_back_for_injection(struct classifier *c, const char *s, size_t len)
 		salvage(c, prev, c->skipped_len);
 }
 
+/* What process_joined() does first with a line that opens an object. */
+static void
+object_counted(struct classifier *c)
+{
+	c->skipped = NULL;   /* look_back_for_injection() at a '{' */
+	c->lineno++;
+}
+
 /*
  * A line that opens an object while nothing is pending (no stashed head,
  * no document, no code fence ahead of the family's first record): what
@@ -367,8 +375,7 @@ object_line(struct classifier *c, const char *s, size_t len)
 	if (len < 2 || s[0] != '{' || c->stash != NULL || c->doc != NULL ||
 	    (c->text.in_fence && !c->saw_family_event))
 		return false;
-	c->skipped = NULL;   /* look_back_for_injection() at a '{' */
-	c->lineno++;
+	object_counted(c);
 	handle_json_line(c, s, len);
 	return true;
 }
@@ -989,8 +996,7 @@ known_line(struct classifier *c, const char *p, const char *end)
 	if (c->len != 0 || c->dropped != 0 || c->stash != NULL || c->doc != NULL || *p != '{' ||
 	    (n = prefilter_unchanged_ahead(c, p, (size_t)(end - p))) == 0)
 		return 0;
-	c->skipped = NULL;   /* look_back_for_injection() at a '{' */
-	c->lineno++;
+	object_counted(c);
 	return n + 1;
 }
 

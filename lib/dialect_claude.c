@@ -254,7 +254,8 @@ claude_heartbeat_ahead(const struct dialect_memo *memo, const char *p, size_t av
 {
 	size_t n = memo->tpl.len;
 
-	return memo->len > 0 && n > 0 && n < avail && p[n] == '\n' && heartbeat_in_place(&memo->tpl, p, n) ? n : 0;
+	return memo->len > 0 && n > 0 && n < avail && p[n] == '\n' &&
+	    heartbeat_in_place(&memo->tpl, p, n) ? n : 0;
 }
 
 static const char *const claude_commands[] = { "claude", NULL };

@@ -57,9 +57,16 @@ state_add(struct scan *sc, const char *to)
 	return true;
 }
 
+/* May a string hold c unescaped, as jansson keeps it byte for byte? */
+static inline bool
+plain_byte(unsigned char c)
+{
+	return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\';
+}
+
 #ifdef __SSE2__
-/* Bit i: b[i] is a quote, a backslash or not printable ASCII (signed: 0x80
- * and up are below 0x20); 16 bytes. */
+/* Bit i: b[i] is not plain_byte(): a quote, a backslash or not printable
+ * ASCII (signed: 0x80 and up are below 0x20); 16 bytes. */
 static unsigned
 plain_stops(const char *b)
 {
@@ -84,7 +91,7 @@ plain_end(const char *b, const char *end)
 			return b + __builtin_ctz(m);
 	}
 #endif
-	while (b < end && *b >= 0x20 && *b <= 0x7e && *b != '"' && *b != '\\')
+	while (b < end && plain_byte((unsigned char)*b))
 		b++;
 	return b;
 }
@@ -326,10 +333,8 @@ window_same(const char *a, const char *b, uint64_t *stops)
 	}
 #else
 	for (int i = 0; i < 64; i++) {
-		unsigned char c = (unsigned char)a[i];
-
 		same |= (uint64_t)(a[i] == b[i]) << i;
-		*stops |= (uint64_t)(c < 0x20 || c > 0x7e || c == '"' || c == '\\') << i;
+		*stops |= (uint64_t)!plain_byte((unsigned char)a[i]) << i;
 	}
 #endif
 	return same;
@@ -350,22 +355,20 @@ mask_range(uint64_t *m, size_t from, size_t to)
 static void
 template_masks(struct heartbeat_template *tpl)
 {
-	uint64_t text[HEARTBEAT_WORDS] = { 0 };
 	size_t words = (tpl->len + 63) / 64;
 
+	memset(tpl->text, 0, sizeof(tpl->text));
 	memset(tpl->scalar, 0, sizeof(tpl->scalar));
 	for (size_t k = 0; k < tpl->nslots; k++) {
 		size_t a = tpl->slots[k].start, b = tpl->slots[k].end;
 
 		if (tpl->line[a] == '"')
-			mask_range(text, a + 1, b - 1);
+			mask_range(tpl->text, a + 1, b - 1);
 		else
 			mask_range(tpl->scalar, a, b);
 	}
-	for (size_t w = 0; w < words; w++) {
-		tpl->fixed[w] = ~(text[w] | tpl->scalar[w]);
-		tpl->text[w] = text[w];
-	}
+	for (size_t w = 0; w < words; w++)
+		tpl->fixed[w] = ~(tpl->text[w] | tpl->scalar[w]);
 }
 
 /* Is any of bits [a, b) set in the words m? */

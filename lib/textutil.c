@@ -193,12 +193,7 @@ cpu_has_avx2(void)
  * byte-by-byte tail.
  */
 #ifdef HAVE_AVX2_PATH
-/*
- * With rare (m bytes, its first byte rare in JSON, such as '<'), a start
- * of rare is a candidate too: one pass answers both questions.  rare is a
- * constant at each call, so each caller gets a loop of its own.
- */
-/* Candidate starts among the 32 at p (see has_key_colon()). */
+/* Candidate starts among the 32 at p; with rare, its first byte too. */
 __attribute__((target("avx2"), always_inline)) static inline unsigned
 key_candidates(const char *p, size_t n, __m256i first, __m256i last, __m256i colon, __m256i rare0, bool rare)
 {
