@@ -3,8 +3,8 @@
  * tests/test_fuzz_regress.c so that `make check` replays every saved finding
  * through exactly the code that found it.
  *
- * check_classify_input(), check_timeparse_input() and check_config_input()
- * take one fuzz input and
+ * check_classify_input(), check_timeparse_input(), check_config_input()
+ * and check_jsonsubset_input() take one fuzz input and
  * return NULL when every property holds, else a short text naming the one
  * that broke.  The harnesses abort() on it (so libFuzzer keeps the input);
  * the regression test fails on it.  Memory errors and leaks are left to
@@ -17,6 +17,7 @@
  *              open a pretty-printed document before it, to reach its cap)
  *   timeparse: [TZ][now hi][now mid][now lo] text bytes...
  *   config:    the bytes of an rlwrap.conf(5) file, no header
+ *   jsonsubset: one JSON line, no header
  * A short input leaves the missing header bytes 0.
  */
 #ifndef RLWRAP_FUZZ_INVARIANTS_H
@@ -37,6 +38,7 @@
 #include "conf.h"
 #include "dialect.h"
 #include "heartbeat.h"
+#include "jsonsubset.h"
 #include "reset_time.h"
 #include "failsignal.h"
 #include "timeparse.h"
@@ -658,6 +660,44 @@ check_config_input(const uint8_t *data, size_t size)
 	else
 		why = fuzz_check_config_error(err, fuzz_config_path, data, size);
 	config_free(&cfg);
+	return why;
+}
+
+/* ---------- jsonsubset ---------- */
+
+/* What a line reads as, dumped so that types, member order and reals
+ * compare exactly; NULL when it cannot be dumped. */
+static inline char *
+fuzz_json_text(const json_t *v)
+{
+	return json_dumps(v, JSON_COMPACT | JSON_REAL_PRECISION(17));
+}
+
+/* A line json_subset_load() reads is one jansson reads, as the same value. */
+static inline const char *
+check_jsonsubset_input(const uint8_t *data, size_t size)
+{
+	json_t *sub = json_subset_load((const char *)data, size), *full;
+	json_error_t jerr;
+	char *a, *b;
+	const char *why = NULL;
+
+	if (sub == NULL)
+		return NULL;
+	if ((full = json_loadb((const char *)data, size, 0, &jerr)) == NULL) {
+		json_decref(sub);
+		return "json_subset_load read a line jansson refuses";
+	}
+	a = fuzz_json_text(sub);
+	b = fuzz_json_text(full);
+	if (a == NULL || b == NULL)
+		abort();
+	if (strcmp(a, b) != 0 || !json_equal(sub, full))
+		why = "json_subset_load and jansson read different values";
+	free(a);
+	free(b);
+	json_decref(sub);
+	json_decref(full);
 	return why;
 }
 

@@ -1,12 +1,12 @@
 #!/bin/sh
 # Builds the seed corpora for the fuzz harnesses in a scratch directory:
-#   fuzz/seed.sh OUTDIR    ->  OUTDIR/classify/, OUTDIR/timeparse/
+#   fuzz/seed.sh OUTDIR    ->  OUTDIR/classify/, OUTDIR/timeparse/, OUTDIR/jsonsubset/
 # Each seed starts with the 4-byte header fuzz/invariants.h describes.
 # Corpora are never committed; findings go to fixtures/fuzz/<harness>/.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: fuzz/seed.sh OUTDIR}
-mkdir -p "$out/classify" "$out/timeparse"
+mkdir -p "$out/classify" "$out/timeparse" "$out/jsonsubset"
 
 # header BYTE... : the header bytes, as octal escapes for printf.
 header() {
@@ -105,4 +105,11 @@ usage limit reached|1755615600
 Retrying in 4s · attempt 6/10
 limit: 20\nPlease retry in 45s
 STRINGS
-echo "seed.sh: $(ls "$out/classify" | wc -l) classify seeds, $(ls "$out/timeparse" | wc -l) timeparse seeds in $out"
+# jsonsubset: the distinct JSON lines of the golden streams, up to 4 KiB
+# (no header).
+cat "$top"/fixtures/streams/*/*.jsonl | awk 'length($0) <= 4096 && /^[{[]/ && !seen[$0]++' |
+    split -l 1 -a 4 - "$out/jsonsubset/j"
+for f in "$out"/jsonsubset/j*; do printf '%s' "$(cat "$f")" > "$f"; done
+
+echo "seed.sh: $(ls "$out/classify" | wc -l) classify seeds, $(ls "$out/timeparse" | wc -l) timeparse seeds," \
+    "$(ls "$out/jsonsubset" | wc -l) jsonsubset seeds in $out"

@@ -41,6 +41,8 @@ struct held {
 /* The "type" values the dialects keep, gathered once per classifier. */
 #define PREFILTER_TYPES_MAX 64
 #define PREFILTER_HOOKS_MAX 8
+/* The longest type name the prefilter looks for the end of. */
+#define PREFILTER_NAME_MAX 40
 
 struct prefilter_type {
 	const char *name;
@@ -53,7 +55,10 @@ typedef bool (*output_hook)(const char *type, size_t type_len, const char *line,
 struct prefilter {
 	struct prefilter_type types[PREFILTER_TYPES_MAX];
 	size_t ntypes;
-	uint64_t by_first[256];   /* the types[] (bit i) a first byte may start */
+	/* The types[] (bit i) a first byte may start, a last byte may end, a
+	 * length may be: their intersection is nearly always one type or none
+	 * ("agent_end" and "assistant" share a first byte and a length). */
+	uint64_t by_first[256], by_last[256], by_len[PREFILTER_NAME_MAX + 1];
 	output_hook may_fail[PREFILTER_HOOKS_MAX];
 	size_t nhooks;
 };

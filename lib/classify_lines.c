@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "classify_int.h"
+#include "jsonsubset.h"
 #include "textutil.h"
 
 #ifdef __SSE2__
@@ -91,7 +92,8 @@ handle_json_line(struct classifier *c, const char *s, size_t len)
 	}
 	if (prefilter_unchanged(c, s, len))
 		return;
-	v = json_loadb(s, len, 0, &jerr);
+	if ((v = json_subset_load(s, len)) == NULL)
+		v = json_loadb(s, len, 0, &jerr);
 	if (v == NULL) {
 		salvage(c, s, len);
 		return;

@@ -315,28 +315,30 @@ slot_value(const struct heartbeat_template *tpl, size_t k, const char *line, siz
 	return true;
 }
 
-/* Bit i: a[i] == b[i], for 64 bytes; *stops: bit i where a[i] is a byte
- * no string may hold unescaped (plain_stops()). */
+/* Bit i: a[i] == b[i], for 64 bytes; unless stops is NULL, *stops: bit i
+ * where a[i] is a byte no string may hold unescaped (plain_stops()). */
 static uint64_t
 window_same(const char *a, const char *b, uint64_t *stops)
 {
-	uint64_t same = 0;
+	uint64_t same = 0, stop = 0;
 
-	*stops = 0;
 #ifdef __SSE2__
 	for (int q = 0; q < 4; q++) {
 		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(a + 16 * q));
 		__m128i y = _mm_loadu_si128((const __m128i *)(const void *)(b + 16 * q));
 
 		same |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) << (16 * q);
-		*stops |= (uint64_t)plain_stops(a + 16 * q) << (16 * q);
+		if (stops != NULL)
+			stop |= (uint64_t)plain_stops(a + 16 * q) << (16 * q);
 	}
 #else
 	for (int i = 0; i < 64; i++) {
 		same |= (uint64_t)(a[i] == b[i]) << i;
-		*stops |= (uint64_t)!plain_byte((unsigned char)a[i]) << i;
+		stop |= (uint64_t)!plain_byte((unsigned char)a[i]) << i;
 	}
 #endif
+	if (stops != NULL)
+		*stops = stop;
 	return same;
 }
 
@@ -399,19 +401,25 @@ scalar_fills(const char *line, size_t a, size_t b)
 
 /* diff[w]: bit i set where line and template differ at byte 64 w + i,
  * stops[w] where line has a byte no string may hold unescaped (the last,
- * partial word taken from the window that ends the line).  Inlined into
- * each caller, so that same() is inlined too. */
+ * partial word taken from the window that ends the line).  Stops are
+ * looked for only in the words that hold a string slot (the uuid and
+ * session_id at the end): elsewhere a changed byte is wrong anyway.
+ * Inlined into each caller, so that same() is inlined too. */
 static inline __attribute__((always_inline)) void
 diff_words(const struct heartbeat_template *tpl, const char *line, size_t len, uint64_t *diff,
     uint64_t *stops, uint64_t (*same)(const char *, const char *, uint64_t *))
 {
 	size_t words = len / 64;
 
-	for (size_t w = 0; w < words; w++)
-		diff[w] = ~same(line + w * 64, tpl->line + w * 64, &stops[w]);
+	for (size_t w = 0; w < words; w++) {
+		stops[w] = 0;
+		diff[w] = ~same(line + w * 64, tpl->line + w * 64, tpl->text[w] != 0 ? &stops[w] : NULL);
+	}
 	if (len % 64 != 0) {
-		diff[words] = ~same(line + len - 64, tpl->line + len - 64, &stops[words]) >> (64 - len % 64);
-		stops[words] >>= 64 - len % 64;
+		uint64_t *s = tpl->text[words] != 0 ? &stops[words] : NULL;
+
+		diff[words] = ~same(line + len - 64, tpl->line + len - 64, s) >> (64 - len % 64);
+		stops[words] = s != NULL ? stops[words] >> (64 - len % 64) : 0;
 	}
 }
 
@@ -436,7 +444,8 @@ window_same_avx2(const char *a, const char *b, uint64_t *stops)
 	__m256i y0 = _mm256_loadu_si256((const __m256i *)(const void *)b);
 	__m256i y1 = _mm256_loadu_si256((const __m256i *)(const void *)(b + 32));
 
-	*stops = (uint64_t)stops_avx2(x0) | (uint64_t)stops_avx2(x1) << 32;
+	if (stops != NULL)
+		*stops = (uint64_t)stops_avx2(x0) | (uint64_t)stops_avx2(x1) << 32;
 	return (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x0, y0)) |
 	    (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x1, y1)) << 32;
 }

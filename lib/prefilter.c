@@ -19,17 +19,21 @@ add_types(struct prefilter *pf, const char *const *names, bool output)
 {
 	for (size_t i = 0; names != NULL && names[i] != NULL; i++) {
 		bool seen = false;
+		size_t n;
 
 		for (size_t k = 0; k < pf->ntypes; k++)
 			seen = seen || strcmp(pf->types[k].name, names[i]) == 0;
 		if (seen)
 			continue;
-		if (pf->ntypes == PREFILTER_TYPES_MAX)
+		n = strlen(names[i]);
+		if (pf->ntypes == PREFILTER_TYPES_MAX || n == 0 || n > PREFILTER_NAME_MAX)
 			return false;
 		pf->types[pf->ntypes].name = names[i];
-		pf->types[pf->ntypes].len = strlen(names[i]);
+		pf->types[pf->ntypes].len = n;
 		pf->types[pf->ntypes].output = output;
-		pf->by_first[(unsigned char)names[i][0]] |= 1ULL << pf->ntypes++;
+		pf->by_first[(unsigned char)names[i][0]] |= 1ULL << pf->ntypes;
+		pf->by_last[(unsigned char)names[i][n - 1]] |= 1ULL << pf->ntypes;
+		pf->by_len[n] |= 1ULL << pf->ntypes++;
 	}
 	return true;
 }
@@ -55,6 +59,8 @@ prefilter_init(struct prefilter *pf)
 
 	pf->ntypes = pf->nhooks = 0;
 	memset(pf->by_first, 0, sizeof(pf->by_first));
+	memset(pf->by_last, 0, sizeof(pf->by_last));
+	memset(pf->by_len, 0, sizeof(pf->by_len));
 	for (int i = 0; (d = dialect_table[i]) != NULL; i++)
 		if (!add_types(pf, d->kept_types, false))
 			return false;
@@ -87,18 +93,20 @@ name_equal(const char *a, const char *b, size_t n)
 	return true;
 }
 
-/* v is a slice of stream bytes and may hold a NUL: compare lengths first.
- * Only the types its first byte may start are compared: a line of a type
- * no dialect keeps ("user", "assistant" after the output) is most lines. */
+/* v is a slice of stream bytes and may hold a NUL.  Only the types with
+ * its first byte, last byte and length are compared, nearly always one or
+ * none: a line of a type no dialect keeps ("user") is most lines, and a
+ * compare that fails is a mispredicted branch. */
 static const struct prefilter_type *
 type_find(const struct prefilter *pf, const char *v, size_t n)
 {
-	if (n == 0)
+	if (n == 0 || n > PREFILTER_NAME_MAX)
 		return NULL;
-	for (uint64_t m = pf->by_first[(unsigned char)v[0]]; m != 0; m &= m - 1) {
+	for (uint64_t m = pf->by_first[(unsigned char)v[0]] & pf->by_last[(unsigned char)v[n - 1]] & pf->by_len[n];
+	    m != 0; m &= m - 1) {
 		const struct prefilter_type *t = &pf->types[__builtin_ctzll(m)];
 
-		if (t->len == n && name_equal(t->name, v, n))
+		if (name_equal(t->name, v, n))
 			return t;
 	}
 	return NULL;
@@ -144,7 +152,7 @@ type_value_matters(const struct classifier *c, const char *s, size_t len, const 
 	if (v >= s + len || *v != '"')
 		return false;
 	v++;
-	end = type_end(v, (size_t)(s + len - v) < 40 ? (size_t)(s + len - v) : 40);
+	end = type_end(v, (size_t)(s + len - v) < PREFILTER_NAME_MAX ? (size_t)(s + len - v) : PREFILTER_NAME_MAX);
 	if (end == NULL)
 		return false;
 	/* A type no dialect names is dropped; the hooks judge output types

@@ -1,0 +1,221 @@
+/* jsonsubset.c: compact JSON lines read without jansson's lexer (jsonsubset.h). */
+#include <locale.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonsubset.h"
+
+#define REAL_TEXT_MAX 64
+
+struct reader {
+	const char *p, *end;
+	int depth;
+};
+
+static json_t *read_value(struct reader *r);
+
+static bool
+next_is(struct reader *r, char ch)
+{
+	if (r->p < r->end && *r->p == ch) {
+		r->p++;
+		return true;
+	}
+	return false;
+}
+
+/* A string's bytes between its quotes (r->p at the opening one). */
+static bool
+read_string(struct reader *r, const char **s, size_t *n)
+{
+	const char *q;
+
+	if (!next_is(r, '"'))
+		return false;
+	for (q = r->p; q < r->end && *q != '"'; q++)
+		if ((unsigned char)*q < 0x20 || (unsigned char)*q > 0x7e || *q == '\\')
+			return false;
+	if (q == r->end)
+		return false;
+	*s = r->p;
+	*n = (size_t)(q - r->p);
+	r->p = q + 1;
+	return true;
+}
+
+static size_t
+digits(const char *p, const char *end)
+{
+	const char *q = p;
+
+	while (q < end && *q >= '0' && *q <= '9')
+		q++;
+	return (size_t)(q - p);
+}
+
+/* As jansson's lexer reads a real: strtod() in the C notation (it swaps
+ * the locale's decimal point in; here another locale leaves it to jansson). */
+static json_t *
+real_from(const char *s, size_t n)
+{
+	char text[REAL_TEXT_MAX];
+	const struct lconv *lc = localeconv();
+
+	if (n >= sizeof(text) || strcmp(lc->decimal_point, ".") != 0)
+		return NULL;
+	memcpy(text, s, n);
+	text[n] = '\0';
+	return json_real(strtod(text, NULL));
+}
+
+/* -?(0|[1-9][0-9]{0,17})(.[0-9]{1,30})?: never an overflow in jansson. */
+static json_t *
+read_number(struct reader *r)
+{
+	const char *start = r->p, *p = r->p;
+	bool negative = p < r->end && *p == '-';
+	long long value = 0;
+	size_t n;
+
+	p += negative;
+	n = digits(p, r->end);
+	if (n == 0 || n > 18 || (n > 1 && *p == '0'))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		value = value * 10 + (p[i] - '0');
+	p += n;
+	if (p < r->end && *p == '.') {
+		n = digits(++p, r->end);
+		if (n == 0 || n > 30)
+			return NULL;
+		r->p = p + n;
+		return real_from(start, (size_t)(r->p - start));
+	}
+	r->p = p;
+	return json_integer(negative ? -value : value);
+}
+
+static json_t *
+read_literal(struct reader *r, const char *word, json_t *value)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(r->end - r->p) < n || memcmp(r->p, word, n) != 0)
+		return NULL;
+	r->p += n;
+	return value;
+}
+
+/* One member into obj; false when it is not one or memory ran out. */
+static bool
+read_member(struct reader *r, json_t *obj)
+{
+	const char *key;
+	size_t n;
+	json_t *v;
+
+	if (!read_string(r, &key, &n) || !next_is(r, ':') || (v = read_value(r)) == NULL)
+		return false;
+	/* As jansson: a later duplicate replaces the value, in place. */
+	return json_object_setn_new_nocheck(obj, key, n, v) == 0;
+}
+
+static json_t *
+read_object(struct reader *r)
+{
+	json_t *obj = json_object();
+
+	if (obj == NULL)
+		return NULL;
+	if (next_is(r, '}'))
+		return obj;
+	do {
+		if (!read_member(r, obj)) {
+			json_decref(obj);
+			return NULL;
+		}
+	} while (next_is(r, ','));
+	if (!next_is(r, '}')) {
+		json_decref(obj);
+		return NULL;
+	}
+	return obj;
+}
+
+static json_t *
+read_array(struct reader *r)
+{
+	json_t *arr = json_array(), *v;
+
+	if (arr == NULL)
+		return NULL;
+	if (next_is(r, ']'))
+		return arr;
+	do {
+		if ((v = read_value(r)) == NULL || json_array_append_new(arr, v) != 0) {
+			json_decref(arr);
+			return NULL;
+		}
+	} while (next_is(r, ','));
+	if (!next_is(r, ']')) {
+		json_decref(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+/* A container one level deeper, or NULL past the depth the subset allows. */
+static json_t *
+read_nested(struct reader *r, bool object)
+{
+	json_t *v;
+
+	if (++r->depth > JSON_SUBSET_DEPTH)
+		return NULL;
+	r->p++;
+	v = object ? read_object(r) : read_array(r);
+	r->depth--;
+	return v;
+}
+
+static json_t *
+read_value(struct reader *r)
+{
+	const char *s;
+	size_t n;
+
+	if (r->p >= r->end)
+		return NULL;
+	switch (*r->p) {
+	case '{':
+		return read_nested(r, true);
+	case '[':
+		return read_nested(r, false);
+	case '"':
+		return read_string(r, &s, &n) ? json_stringn_nocheck(s, n) : NULL;
+	case 't':
+		return read_literal(r, "true", json_true());
+	case 'f':
+		return read_literal(r, "false", json_false());
+	case 'n':
+		return read_literal(r, "null", json_null());
+	default:
+		return read_number(r);
+	}
+}
+
+json_t *
+json_subset_load(const char *s, size_t len)
+{
+	struct reader r = { s, s + len, 0 };
+	json_t *v;
+
+	if (len == 0 || s[0] != '{' || (v = read_value(&r)) == NULL)
+		return NULL;
+	if (r.p != r.end) {
+		json_decref(v);
+		return NULL;
+	}
+	return v;
+}
