@@ -25,6 +25,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -319,6 +321,17 @@ open_streams(struct child *c, const struct child_spec *spec, int out[2], int err
 	return 0;
 }
 
+/* Does a write to fd never wait for a reader?  A regular file, or a memory
+ * device such as /dev/null: a write there finishes without a signal's
+ * help, so it needs no unblocking of the caught signals around it. */
+static bool
+fd_never_waits(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || (S_ISCHR(st.st_mode) && major(st.st_rdev) == 1));
+}
+
 static void
 child_init(struct child *c)
 {
@@ -327,6 +340,8 @@ child_init(struct child *c)
 	c->fd[CHILD_OUT] = c->fd[CHILD_ERR] = -1;
 	c->dest[CHILD_OUT] = STDOUT_FILENO;
 	c->dest[CHILD_ERR] = STDERR_FILENO;
+	for (int i = 0; i < CHILD_STREAMS; i++)
+		c->dest_quick[i] = fd_never_waits(c->dest[i]);
 	c->pty_master = -1;
 	c->leader = -1;
 	c->leader_fd = -1;
@@ -793,14 +808,18 @@ wait_writable(int fd)
 	(void)poll(&p, 1, -1);
 }
 
-/* Writes all of buf with the caught signals deliverable; -1 when fd is gone. */
+/* Writes all of buf with the caught signals deliverable (but where the
+ * write cannot wait: two system calls a chunk saved); -1 when fd is gone. */
 static int
 write_out(struct child *c, const struct child_spec *spec, int fd, const char *p, size_t len)
 {
 	sigset_t blocked;
+	bool quick = (fd == c->dest[CHILD_OUT] && c->dest_quick[CHILD_OUT]) ||
+	    (fd == c->dest[CHILD_ERR] && c->dest_quick[CHILD_ERR]);
 	int rc = 0;
 
-	sigprocmask(SIG_SETMASK, &run_mask, &blocked);
+	if (!quick)
+		sigprocmask(SIG_SETMASK, &run_mask, &blocked);
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
 
@@ -816,7 +835,8 @@ write_out(struct child *c, const struct child_spec *spec, int fd, const char *p,
 		if (got_tstp)
 			handle_tstp(c, spec);
 	}
-	sigprocmask(SIG_SETMASK, &blocked, NULL);
+	if (!quick)
+		sigprocmask(SIG_SETMASK, &blocked, NULL);
 	return rc;
 }
 

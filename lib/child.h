@@ -80,6 +80,7 @@ struct child {
 	int leader_fd;                /* pty mode: the leader's reports; -1 closed */
 	int fd[CHILD_STREAMS];        /* read ends (CHILD_OUT is the pty master); -1 closed */
 	int dest[CHILD_STREAMS];      /* rlwrap's stdout and stderr */
+	bool dest_quick[CHILD_STREAMS]; /* a regular file or a memory device: no reader to wait for */
 	int pty_master;               /* -1 unless pty mode */
 	bool stdin_open;              /* pty mode: still copying stdin to the master */
 	char input[4096];             /* pty mode: stdin bytes not yet written */
