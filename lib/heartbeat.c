@@ -11,6 +11,7 @@
 #endif
 
 #include "heartbeat.h"
+#include "jsonsubset.h"
 #include "textutil.h"
 
 #ifdef HAVE_AVX2_PATH
@@ -57,45 +58,6 @@ state_add(struct scan *sc, const char *to)
 	return true;
 }
 
-/* May a string hold c unescaped, as jansson keeps it byte for byte? */
-static inline bool
-plain_byte(unsigned char c)
-{
-	return c >= 0x20 && c <= 0x7e && c != '"' && c != '\\';
-}
-
-#ifdef __SSE2__
-/* Bit i: b[i] is not plain_byte(): a quote, a backslash or not printable
- * ASCII (signed: 0x80 and up are below 0x20); 16 bytes. */
-static unsigned
-plain_stops(const char *b)
-{
-	__m128i v = _mm_loadu_si128((const __m128i *)(const void *)b);
-
-	return (unsigned)_mm_movemask_epi8(_mm_or_si128(
-	    _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)), _mm_cmpgt_epi8(v, _mm_set1_epi8(0x7e))),
-	    _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\')))));
-}
-#endif
-
-/* The first byte from b on that plain_stops() marks, or end. */
-static const char *
-plain_end(const char *b, const char *end)
-{
-#ifdef __SSE2__
-	/* 16 bytes at a time: a uuid is most of a heartbeat's strings. */
-	for (; end - b >= 16; b += 16) {
-		unsigned m = plain_stops(b);
-
-		if (m != 0)
-			return b + __builtin_ctz(m);
-	}
-#endif
-	while (b < end && plain_byte((unsigned char)*b))
-		b++;
-	return b;
-}
-
 /* Printable ASCII, no escapes: valid UTF-8 that jansson keeps byte for byte. */
 static bool
 scan_string(struct scan *sc, const char **s, size_t *n)
@@ -105,44 +67,21 @@ scan_string(struct scan *sc, const char **s, size_t *n)
 	if (sc->p >= sc->end || *sc->p != '"')
 		return false;
 	*s = ++sc->p;
-	if ((b = plain_end(sc->p, sc->end)) == sc->end || *b != '"')
+	if ((b = json_subset_plain_end(sc->p, sc->end)) == sc->end || *b != '"')
 		return false;
 	*n = (size_t)(b - sc->p);
 	sc->p = b + 1;
 	return true;
 }
 
-static size_t
-digits(const char *p, const char *end)
-{
-	const char *q = p;
-
-	while (q < end && *q >= '0' && *q <= '9')
-		q++;
-	return (size_t)(q - p);
-}
-
-/* -?(0|[1-9][0-9]{0,17})(.[0-9]+)?: no exponent, and an integer part that
- * fits json_int_t, so jansson never reports an overflow. */
+/* jsonsubset.h's numbers: jansson reports no overflow. */
 static bool
 scan_number(struct scan *sc)
 {
-	const char *p = sc->p;
-	size_t n;
+	size_t n = json_subset_number_len(sc->p, sc->end);
 
-	if (p < sc->end && *p == '-')
-		p++;
-	n = digits(p, sc->end);
-	if (n == 0 || n > 18 || (n > 1 && *p == '0'))
-		return false;
-	p += n;
-	if (p < sc->end && *p == '.') {
-		if ((n = digits(++p, sc->end)) == 0)
-			return false;
-		p += n;
-	}
-	sc->p = p;
-	return true;
+	sc->p += n;
+	return n > 0;
 }
 
 static bool
@@ -316,7 +255,7 @@ slot_value(const struct heartbeat_template *tpl, size_t k, const char *line, siz
 }
 
 /* Bit i: a[i] == b[i], for 64 bytes; unless stops is NULL, *stops: bit i
- * where a[i] is a byte no string may hold unescaped (plain_stops()). */
+ * where a[i] is a byte no string may hold unescaped (json_subset_stops16()). */
 static uint64_t
 window_same(const char *a, const char *b, uint64_t *stops)
 {
@@ -329,12 +268,12 @@ window_same(const char *a, const char *b, uint64_t *stops)
 
 		same |= (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, y)) << (16 * q);
 		if (stops != NULL)
-			stop |= (uint64_t)plain_stops(a + 16 * q) << (16 * q);
+			stop |= (uint64_t)json_subset_stops16(a + 16 * q) << (16 * q);
 	}
 #else
 	for (int i = 0; i < 64; i++) {
 		same |= (uint64_t)(a[i] == b[i]) << i;
-		stop |= (uint64_t)!plain_byte((unsigned char)a[i]) << i;
+		stop |= (uint64_t)!json_subset_plain_byte((unsigned char)a[i]) << i;
 	}
 #endif
 	if (stops != NULL)
@@ -424,7 +363,7 @@ diff_words(const struct heartbeat_template *tpl, const char *line, size_t len, u
 }
 
 #ifdef HAVE_AVX2_PATH
-/* plain_stops() for 32 bytes. */
+/* json_subset_stops16() for 32 bytes. */
 __attribute__((target("avx2"))) static inline uint32_t
 stops_avx2(__m256i v)
 {

@@ -5,10 +5,10 @@
  * pay a JSON parse for each.
  *
  * heartbeat_scan() accepts only a line every byte of which lies in a small
- * subset of JSON that jansson reads exactly as the scan does (compact, no
- * escapes, printable ASCII strings, plain numbers, no arrays, objects at
- * most four deep), so that what it says about the line is what a parse
- * would say.  Anything else is left to the parser.
+ * subset of JSON that jansson reads exactly as the scan does (compact, the
+ * strings and numbers of jsonsubset.h, no arrays, objects at most four
+ * deep), so that what it says about the line is what a parse would say.
+ * Anything else is left to the parser.
  *
  * Ownership: the caller owns every buffer; nothing is kept between calls.
  */

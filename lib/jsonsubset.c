@@ -25,23 +25,21 @@ next_is(struct reader *r, char ch)
 	return false;
 }
 
-/* A string's bytes between its quotes (r->p at the opening one). */
-static bool
-read_string(struct reader *r, const char **s, size_t *n)
+const char *
+json_subset_plain_end(const char *s, const char *end)
 {
-	const char *q;
+#ifdef __SSE2__
+	/* 16 bytes at a time: a uuid is most of a heartbeat's strings. */
+	for (; end - s >= 16; s += 16) {
+		unsigned m = json_subset_stops16(s);
 
-	if (!next_is(r, '"'))
-		return false;
-	for (q = r->p; q < r->end && *q != '"'; q++)
-		if ((unsigned char)*q < 0x20 || (unsigned char)*q > 0x7e || *q == '\\')
-			return false;
-	if (q == r->end)
-		return false;
-	*s = r->p;
-	*n = (size_t)(q - r->p);
-	r->p = q + 1;
-	return true;
+		if (m != 0)
+			return s + __builtin_ctz(m);
+	}
+#endif
+	while (s < end && json_subset_plain_byte((unsigned char)*s))
+		s++;
+	return s;
 }
 
 static size_t
@@ -52,6 +50,42 @@ digits(const char *p, const char *end)
 	while (q < end && *q >= '0' && *q <= '9')
 		q++;
 	return (size_t)(q - p);
+}
+
+size_t
+json_subset_number_len(const char *s, const char *end)
+{
+	const char *p = s;
+	size_t n;
+
+	if (p < end && *p == '-')
+		p++;
+	n = digits(p, end);
+	if (n == 0 || n > 18 || (n > 1 && *p == '0'))
+		return 0;
+	p += n;
+	if (p < end && *p == '.') {
+		if ((n = digits(++p, end)) == 0)
+			return 0;
+		p += n;
+	}
+	return (size_t)(p - s);
+}
+
+/* A string's bytes between its quotes (r->p at the opening one). */
+static bool
+read_string(struct reader *r, const char **s, size_t *n)
+{
+	const char *q;
+
+	if (!next_is(r, '"'))
+		return false;
+	if ((q = json_subset_plain_end(r->p, r->end)) == r->end || *q != '"')
+		return false;
+	*s = r->p;
+	*n = (size_t)(q - r->p);
+	r->p = q + 1;
+	return true;
 }
 
 /* As jansson's lexer reads a real: strtod() in the C notation (it swaps
@@ -69,30 +103,25 @@ real_from(const char *s, size_t n)
 	return json_real(strtod(text, NULL));
 }
 
-/* -?(0|[1-9][0-9]{0,17})(.[0-9]{1,30})?: never an overflow in jansson. */
+/* An integer is summed here (at most 18 digits: no overflow); a real is
+ * read as jansson reads it, and one of REAL_TEXT_MAX characters or more is
+ * left to jansson. */
 static json_t *
 read_number(struct reader *r)
 {
-	const char *start = r->p, *p = r->p;
-	bool negative = p < r->end && *p == '-';
+	const char *start = r->p;
+	size_t n = json_subset_number_len(r->p, r->end);
 	long long value = 0;
-	size_t n;
+	bool negative;
 
-	p += negative;
-	n = digits(p, r->end);
-	if (n == 0 || n > 18 || (n > 1 && *p == '0'))
+	if (n == 0)
 		return NULL;
-	for (size_t i = 0; i < n; i++)
-		value = value * 10 + (p[i] - '0');
-	p += n;
-	if (p < r->end && *p == '.') {
-		n = digits(++p, r->end);
-		if (n == 0 || n > 30)
-			return NULL;
-		r->p = p + n;
-		return real_from(start, (size_t)(r->p - start));
-	}
-	r->p = p;
+	negative = *start == '-';
+	r->p += n;
+	if (memchr(start, '.', n) != NULL)
+		return real_from(start, n);
+	for (const char *p = start + negative; p < r->p; p++)
+		value = value * 10 + (*p - '0');
 	return json_integer(negative ? -value : value);
 }
 
