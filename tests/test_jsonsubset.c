@@ -58,6 +58,8 @@ test_reads_what_jansson_reads(void **state)
 static void
 test_leaves_the_rest_to_jansson(void **state)
 {
+	json_t *v;
+
 	static const char *const lines[] = {
 		"", "[1]", "\"a\"", "1", "{\"a\": 1}", " {}", "{} ", "{}x", "{\"a\":1,}", "{,}",
 		"{\"a\":\"b\\nc\"}", "{\"a\":\"\\u00e9\"}", "{\"a\":\"\xc3\xa9\"}", "{\"a\":\"\t\"}",
@@ -71,8 +73,10 @@ test_leaves_the_rest_to_jansson(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
-		if (json_subset_load(lines[i], strlen(lines[i])) != NULL)
+		if ((v = json_subset_load(lines[i], strlen(lines[i]))) != NULL) {
+			json_decref(v);
 			fail_msg("read, but outside the subset: %s", lines[i]);
+		}
 	/* A NUL is a byte like any other: outside every string. */
 	assert_null(json_subset_load("{\"a\0\":1}", 8));
 	assert_null(json_subset_load("{\"a\":1}\0", 8));
@@ -101,6 +105,7 @@ test_random_lines_agree(void **state)
 	};
 	uint32_t seed = 12345;
 	int read = 0;
+	json_t *v;
 
 	(void)state;
 	for (int i = 0; i < 200000; i++) {
@@ -119,7 +124,8 @@ test_random_lines_agree(void **state)
 			len += n;
 		}
 		line[len] = '\0';
-		if (json_subset_load(line, len) != NULL) {
+		if ((v = json_subset_load(line, len)) != NULL) {
+			json_decref(v);
 			assert_reads_as_jansson(line, len);
 			read++;
 		}
