@@ -107,9 +107,12 @@ limit: 20\nPlease retry in 45s
 STRINGS
 # jsonsubset: the distinct JSON lines of the golden streams, up to 4 KiB
 # (no header).
-cat "$top"/fixtures/streams/*/*.jsonl | awk 'length($0) <= 4096 && /^[{[]/ && !seen[$0]++' |
-    split -l 1 -a 4 - "$out/jsonsubset/j"
-for f in "$out"/jsonsubset/j*; do printf '%s' "$(cat "$f")" > "$f"; done
+cat "$top"/fixtures/streams/*/*.jsonl | awk -v dir="$out/jsonsubset" '
+	length($0) <= 4096 && /^[{[]/ && !seen[$0]++ {
+		f = sprintf("%s/j%04d", dir, n++)
+		printf "%s", $0 > f
+		close(f)
+	}'
 
 echo "seed.sh: $(ls "$out/classify" | wc -l) classify seeds, $(ls "$out/timeparse" | wc -l) timeparse seeds," \
     "$(ls "$out/jsonsubset" | wc -l) jsonsubset seeds in $out"
