@@ -38,6 +38,7 @@
 #include "conf.h"
 #include "dialect.h"
 #include "heartbeat.h"
+#include "linescan.h"
 #include "jsonsubset.h"
 #include "reset_time.h"
 #include "failsignal.h"
@@ -411,6 +412,35 @@ fuzz_check_heartbeats(const uint8_t *s, size_t len)
 	return NULL;
 }
 
+/* At each line start: line_scan() as without vector instructions, and
+ * claude_output_may_fail_ahead() as claude_output_may_fail() on the line
+ * it found (the prefilter's fast path rests on both). */
+static inline const char *
+fuzz_check_line_scans(const uint8_t *s, size_t len)
+{
+	const char *p = (const char *)s, *end = p + len;
+
+	for (int lines = 0; p < end && lines < 256; lines++) {
+		size_t avail = (size_t)(end - p), a, b, n;
+		struct line_marks fast, bytes;
+		bool ahead = false;
+
+		a = line_scan(p, avail, "<synthetic>", 11, &fast);
+		b = line_scan_bytes(p, avail, "<synthetic>", 11, &bytes);
+		if (a != b || fast.first != bytes.first || fast.last != bytes.last)
+			return "line_scan differs from line_scan_bytes";
+		n = claude_output_may_fail_ahead("assistant", 9, p, avail, &ahead);
+		if (n != (a < avail ? a : 0))
+			return "claude_output_may_fail_ahead found another end";
+		if (n > 0 && ahead != claude_output_may_fail("assistant", 9, p, p[n - 1] == '\r' ? n - 1 : n))
+			return "claude_output_may_fail_ahead answers otherwise than on the whole line";
+		if (a == avail)
+			break;
+		p += a + 1;
+	}
+	return NULL;
+}
+
 /* The unwatched run is also chunked another way: which of the two made
  * its verdict differ?  Only asked when one did. */
 static inline const char *
@@ -463,6 +493,8 @@ check_classify_input(const uint8_t *data, size_t size)
 	free(quiet.verdict);
 	if (why == NULL)
 		why = fuzz_check_heartbeats(data + skip, size - skip);
+	if (why == NULL)
+		why = fuzz_check_line_scans(data + skip, size - skip);
 	return why;
 }
 

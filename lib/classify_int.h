@@ -40,17 +40,32 @@ struct held {
 
 /* The "type" values the dialects keep, gathered once per classifier. */
 #define PREFILTER_TYPES_MAX 64
-#define PREFILTER_HOOKS_MAX 8
 /* The longest type name the prefilter looks for the end of. */
 #define PREFILTER_NAME_MAX 40
+
+typedef bool (*output_hook)(const char *type, size_t type_len, const char *line, size_t len);
+typedef size_t (*output_hook_ahead)(const char *type, size_t type_len, const char *p, size_t avail,
+    bool *may_fail);
+
+/* The output hooks one type has: those of the dialects that list it. */
+#define PREFILTER_TYPE_HOOKS 4
+
+/* A type name shorter than this is matched with its closing quote in one
+ * compare of this many bytes (two of 16). */
+#define PREFILTER_HEAD 32
 
 struct prefilter_type {
 	const char *name;
 	size_t len;
 	bool output;      /* kept only until the first output was seen */
+	unsigned char head[PREFILTER_HEAD];   /* name", when shorter */
+	uint32_t head_mask;                   /* its bytes, as bits */
+	/* Of the dialects that list it in output_types: their output_may_fail
+	 * (each once), and its _ahead twin (NULL where there is none). */
+	output_hook hooks[PREFILTER_TYPE_HOOKS];
+	output_hook_ahead hooks_ahead[PREFILTER_TYPE_HOOKS];
+	size_t nhooks;
 };
-
-typedef bool (*output_hook)(const char *type, size_t type_len, const char *line, size_t len);
 
 struct prefilter {
 	struct prefilter_type types[PREFILTER_TYPES_MAX];
@@ -59,8 +74,8 @@ struct prefilter {
 	 * length may be: their intersection is nearly always one type or none
 	 * ("agent_end" and "assistant" share a first byte and a length). */
 	uint64_t by_first[256], by_last[256], by_len[PREFILTER_NAME_MAX + 1];
-	output_hook may_fail[PREFILTER_HOOKS_MAX];
-	size_t nhooks;
+	uint64_t by_second[256];   /* the byte after the first: a one-byte name's quote */
+	uint64_t short_names;      /* the types with a head */
 };
 
 struct classifier {
@@ -136,6 +151,11 @@ bool prefilter_unchanged(struct classifier *c, const char *s, size_t len);
 /* The length of such a line at p, known before its newline is looked for
  * (avail bytes there), or 0. */
 size_t prefilter_unchanged_ahead(struct classifier *c, const char *p, size_t avail);
+/* A line at p whose first key's type settles whether it is kept, told
+ * before its end is looked for: the offset of its newline (found in the
+ * same pass as what the output hooks look for), *keep what
+ * prefilter_keeps() would answer; 0 when the line must be read as usual. */
+size_t prefilter_ahead(const struct classifier *c, const char *p, size_t avail, bool *keep);
 
 /* verdict.c */
 /* Holds ev in h as seen at the current line. */

@@ -79,6 +79,15 @@ salvage(struct classifier *c, const char *s, size_t len)
 	}
 }
 
+/* The prefilter dropped the line: kept in view in case the next line is
+ * the tail of a record injected into it (look_back_for_injection). */
+static void
+line_dropped(struct classifier *c, const char *s, size_t len)
+{
+	c->skipped = s;
+	c->skipped_len = len;
+}
+
 static void
 handle_json_line(struct classifier *c, const char *s, size_t len)
 {
@@ -86,8 +95,7 @@ handle_json_line(struct classifier *c, const char *s, size_t len)
 	json_t *v;
 
 	if (!prefilter_keeps(c, s, len)) {
-		c->skipped = s;
-		c->skipped_len = len;
+		line_dropped(c, s, len);
 		return;
 	}
 	if (prefilter_unchanged(c, s, len))
@@ -985,20 +993,34 @@ plain_run(struct classifier *c, const char *p, const char *end)
 }
 
 /*
- * A record the dialect knows ahead, with its length, to change nothing (a
- * heartbeat like the last one): counted as process_joined() would count
- * it, without looking for its end or reading it a second time.  Returns
- * the bytes it took, newline included, or 0.
+ * A line the prefilter can judge before its end is known: a record the
+ * dialect knows to change nothing (a heartbeat like the last one), or one
+ * whose first type settles whether it is parsed (the end is then found in
+ * the pass that judges it).  Counted and handled as object_line() would,
+ * without reading the line a second time.  Returns the bytes it took,
+ * newline included, or 0.
  */
 static size_t
 known_line(struct classifier *c, const char *p, const char *end)
 {
-	size_t n;
+	size_t n, len;
+	bool keep;
 
-	if (c->len != 0 || c->dropped != 0 || c->stash != NULL || c->doc != NULL || *p != '{' ||
-	    (n = prefilter_unchanged_ahead(c, p, (size_t)(end - p))) == 0)
+	if (c->len != 0 || c->dropped != 0 || c->stash != NULL || c->doc != NULL || *p != '{')
+		return 0;
+	if ((n = prefilter_unchanged_ahead(c, p, (size_t)(end - p))) > 0) {
+		object_counted(c);
+		return n + 1;
+	}
+	if ((c->text.in_fence && !c->saw_family_event) ||
+	    (n = prefilter_ahead(c, p, (size_t)(end - p), &keep)) == 0)
 		return 0;
 	object_counted(c);
+	len = p[n - 1] == '\r' ? n - 1 : n;
+	if (keep)
+		handle_json_line(c, p, len);
+	else
+		line_dropped(c, p, len);
 	return n + 1;
 }
 

@@ -91,10 +91,17 @@ struct dialect {
 	const char *const *kept_types;
 	const char *const *output_types;
 	/* An output record that may still carry a failure once output was seen
-	 * (type is one of its "type" values, and one of some dialect's
+	 * (type is one of its "type" values, and one of this dialect's
 	 * output_types: the prefilter asks about no other): parse it anyway.
 	 * May be NULL. */
 	bool (*output_may_fail)(const char *type, size_t type_len, const char *line, size_t len);
+	/* output_may_fail()'s answer for the line at p (avail bytes there),
+	 * whose end is not known yet, found in the pass that finds the end:
+	 * the offset of its newline, or 0 when it has none within avail.  The
+	 * answer is for the line as the hooks see it: without the newline, or
+	 * the '\r' before it.  May be NULL. */
+	size_t (*output_may_fail_ahead)(const char *type, size_t type_len, const char *p, size_t avail,
+	    bool *may_fail);
 	/* Streams of `refines` look like this family's until one of this
 	 * family's own records shows: detection then moves to this family. */
 	const struct dialect *refines;
@@ -122,6 +129,8 @@ const struct dialect *dialect_find(const char *name);
 /* Claude's records, shared by the families that copy its stream shape. */
 enum record_kind claude_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev);
 bool claude_output_may_fail(const char *type, size_t type_len, const char *line, size_t len);
+size_t claude_output_may_fail_ahead(const char *type, size_t type_len, const char *p, size_t avail,
+    bool *may_fail);
 bool claude_heartbeat_unchanged(struct dialect_memo *memo, const char *line, size_t len);
 size_t claude_heartbeat_ahead(const struct dialect_memo *memo, const char *p, size_t avail);
 

@@ -22,6 +22,5 @@ static const char *const amp_packages[] = { "@sourcegraph/amp", NULL };
 const struct dialect dialect_amp = {
 	.name = "amp", .has_terminal = true,
 	.commands = amp_commands, .packages = amp_packages,
-	.output_may_fail = claude_output_may_fail,
 	.detect = NULL, .record = amp_record,
 };

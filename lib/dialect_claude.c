@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dialect.h"
+#include "linescan.h"
 #include "textutil.h"
 
 static bool
@@ -191,6 +192,20 @@ claude_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 /* Where a top-level "error": may end: the line's last bytes. */
 #define ERROR_KEY_SPAN 512
 
+static bool
+is_assistant(const char *type, size_t type_len)
+{
+	return type_len == 9 && memcmp(type, "assistant", 9) == 0;
+}
+
+/* Does a "<synthetic>" that starts at q count: among the first or the last
+ * SYNTHETIC_SPAN bytes of a line of len bytes? */
+static bool
+synthetic_counts(long q, size_t len)
+{
+	return q >= 0 && ((size_t)q < SYNTHETIC_SPAN || (size_t)q + SYNTHETIC_SPAN >= len);
+}
+
 /* Synthetic errors are assistant records with a top-level error, which
  * comes after the long message content.  A long line is searched for the
  * model at its two ends only: the content between them is most of the
@@ -203,7 +218,7 @@ claude_output_may_fail(const char *type, size_t type_len, const char *line, size
 	size_t tail = len < ERROR_KEY_SPAN ? len : ERROR_KEY_SPAN, from = len - tail;
 	size_t head = len <= 2 * SYNTHETIC_SPAN ? 0 : len - SYNTHETIC_SPAN;
 
-	if (type_len != 9 || memcmp(type, "assistant", 9) != 0)
+	if (!is_assistant(type, type_len))
 		return false;
 	if (head > 0 && has_rare(line, SYNTHETIC_SPAN + 10, "<synthetic>", 11))
 		return true;
@@ -211,6 +226,30 @@ claude_output_may_fail(const char *type, size_t type_len, const char *line, size
 	 * then both in the tail. */
 	return (from > head && has_rare(line + head, from - head + 10, "<synthetic>", 11)) ||
 	    has_key_colon_or_rare(line + from, tail, "\"error\"", 7, "<synthetic>", 11);
+}
+
+/* claude_output_may_fail(), with the search for "<synthetic>" made in the
+ * pass that finds the line's end: the same starts count (synthetic_counts
+ * holds for exactly those the searches above look at). */
+size_t
+claude_output_may_fail_ahead(const char *type, size_t type_len, const char *p, size_t avail,
+    bool *may_fail)
+{
+	struct line_marks syn;
+	const char *nl;
+	size_t end, len, tail;
+
+	if (!is_assistant(type, type_len)) {
+		*may_fail = false;
+		return (nl = memchr(p, '\n', avail)) != NULL ? (size_t)(nl - p) : 0;
+	}
+	if ((end = line_scan(p, avail, "<synthetic>", 11, &syn)) == avail)
+		return 0;
+	len = end > 0 && p[end - 1] == '\r' ? end - 1 : end;
+	tail = len < ERROR_KEY_SPAN ? len : ERROR_KEY_SPAN;
+	*may_fail = synthetic_counts(syn.first, len) || synthetic_counts(syn.last, len) ||
+	    has_key_colon(p + len - tail, tail, "\"error\"", 7);
+	return end;
 }
 
 /*
@@ -269,6 +308,7 @@ const struct dialect dialect_claude = {
 	.config_dir_env = "CLAUDE_CONFIG_DIR",
 	.kept_types = claude_kept, .output_types = claude_output,
 	.output_may_fail = claude_output_may_fail,
+	.output_may_fail_ahead = claude_output_may_fail_ahead,
 	.unchanged = claude_heartbeat_unchanged, .unchanged_ahead = claude_heartbeat_ahead,
 	.detect = claude_detect, .record = claude_record,
 };

@@ -18,7 +18,6 @@ const struct dialect dialect_cursor = {
 	.name = "cursor", .has_terminal = true,
 	.commands = cursor_commands,
 	.kept_types = cursor_kept,
-	.output_may_fail = claude_output_may_fail,
 	.unchanged = claude_heartbeat_unchanged, .unchanged_ahead = claude_heartbeat_ahead,
 	.refines = &dialect_claude,
 	.detect = cursor_detect, .record = claude_record,

@@ -10,7 +10,6 @@ static const char *const qwen_packages[] = { "@qwen-code/qwen-code", NULL };
 const struct dialect dialect_qwen = {
 	.name = "qwen", .has_terminal = true,
 	.commands = qwen_commands, .packages = qwen_packages,
-	.output_may_fail = claude_output_may_fail,
 	.unchanged = claude_heartbeat_unchanged, .unchanged_ahead = claude_heartbeat_ahead,
 	.detect = NULL, .record = claude_record,
 };

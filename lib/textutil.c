@@ -183,6 +183,20 @@ cpu_has_avx2(void)
 #endif
 }
 
+bool
+cpu_has_avx512bw(void)
+{
+#ifdef HAVE_AVX2_PATH
+	static int has = -1;   /* as in cpu_has_avx2() */
+
+	if (has < 0)
+		has = __builtin_cpu_supports("avx512bw") ? 1 : 0;
+	return has == 1;
+#else
+	return false;
+#endif
+}
+
 /*
  * has_key_colon() by blocks of starts: key's first byte at a start, its
  * last letter n - 2 bytes on and a colon n bytes on make a rare candidate
@@ -252,6 +266,59 @@ key_colon_or_rare_avx2(const char *s, size_t len, const char *key, size_t n, con
 }
 #endif
 
+#ifdef HAVE_AVX2_PATH
+/* Candidates among the 64 starts at p (all of them in s). */
+__attribute__((target("avx512f,avx512bw"), always_inline)) static inline uint64_t
+key_block_avx512(const char *p, size_t n, __m512i first, __m512i last, __m512i colon)
+{
+	__mmask64 hit = _mm512_cmpeq_epi8_mask(_mm512_loadu_si512((const void *)p), first);
+
+	hit = _mm512_mask_cmpeq_epi8_mask(hit, _mm512_loadu_si512((const void *)(p + n - 2)), last);
+	return _cvtmask64_u64(_mm512_mask_cmpeq_epi8_mask(hit, _mm512_loadu_si512((const void *)(p + n)), colon));
+}
+
+/* The same for the starts that in allows, reading only their bytes. */
+__attribute__((target("avx512f,avx512bw"), always_inline)) static inline uint64_t
+key_block_masked_avx512(const char *p, size_t n, __mmask64 in, __m512i first, __m512i last, __m512i colon)
+{
+	__mmask64 hit = _mm512_mask_cmpeq_epi8_mask(in, _mm512_maskz_loadu_epi8(in, p), first);
+
+	hit = _mm512_mask_cmpeq_epi8_mask(hit, _mm512_maskz_loadu_epi8(in, p + n - 2), last);
+	return _cvtmask64_u64(_mm512_mask_cmpeq_epi8_mask(hit, _mm512_maskz_loadu_epi8(in, p + n), colon));
+}
+
+/* The candidates among the starts at s + at (all those left, up to 64). */
+__attribute__((target("avx512f,avx512bw"), always_inline)) static inline uint64_t
+key_starts_avx512(const char *s, size_t len, size_t at, size_t n, __m512i first, __m512i last, __m512i colon)
+{
+	size_t starts = len - n - at;
+
+	return starts >= 64 ? key_block_avx512(s + at, n, first, last, colon) :
+	    key_block_masked_avx512(s + at, n, (1ULL << starts) - 1, first, last, colon);
+}
+
+/* 64 starts a turn, each compare only where the one before matched; the
+ * last starts under a mask, so nothing past s + len is read.  A candidate
+ * is rare: the loop only gathers them, without a call that would make the
+ * compiler keep its vectors in memory, and a byte loop finds the key. */
+__attribute__((target("avx512f,avx512bw"))) static bool
+key_colon_avx512(const char *s, size_t len, const char *key, size_t n)
+{
+	const __m512i first = _mm512_set1_epi8(key[0]), last = _mm512_set1_epi8(key[n - 2]);
+	const __m512i colon = _mm512_set1_epi8(':');
+	uint64_t any = 0;
+
+	for (size_t at = 0; at + n < len; at += 64)
+		any |= key_starts_avx512(s, len, at, n, first, last, colon);
+	if (any == 0)
+		return false;
+	for (size_t at = 0; at + n < len; at++)
+		if (s[at + n] == ':' && memcmp(s + at, key, n) == 0)
+			return true;
+	return false;
+}
+#endif
+
 #ifdef __SSE2__
 static bool
 key_colon_sse2(const char *s, size_t len, const char *key, size_t n)
@@ -278,6 +345,8 @@ bool
 has_key_colon(const char *s, size_t len, const char *key, size_t n)
 {
 #ifdef HAVE_AVX2_PATH
+	if (cpu_has_avx512bw())
+		return key_colon_avx512(s, len, key, n);
 	if (len >= n + 32 && cpu_has_avx2())
 		return key_colon_avx2(s, len, key, n);
 #endif

@@ -34,6 +34,8 @@ bool has_key_colon_or_rare(const char *s, size_t len, const char *key, size_t n,
  * HAVE_AVX2_PATH: the compiler builds AVX2 functions (target attribute)
  * for the callers to choose at run time. */
 bool cpu_has_avx2(void);
+/* And AVX-512BW, with functions from the same path. */
+bool cpu_has_avx512bw(void);
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_AVX2_PATH 1
 #endif

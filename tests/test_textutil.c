@@ -3,6 +3,8 @@
  * locale. */
 #include "unit.h"
 
+#include <stdbool.h>
+
 #include "textutil.h"
 
 static void
@@ -135,6 +137,33 @@ test_key_or_rare_as_both(void **state)
 			}
 }
 
+/* has_key_colon() alone (the AVX-512 path where the CPU has it): the
+ * byte-by-byte answer at every offset of every length up to 200, the key
+ * cut short, or without its colon, or ending right at the line's end. */
+static void
+test_key_colon_as_bytes(void **state)
+{
+	static const char *const put[] = { "\"error\":", "\"error\"", "\"error\" :", "\"errors\":" };
+
+	(void)state;
+	for (size_t len = 1; len <= 200; len++)
+		for (size_t at = 0; at < len; at++)
+			for (size_t k = 0; k < sizeof(put) / sizeof(put[0]); k++) {
+				size_t n = strlen(put[k]) < len - at ? strlen(put[k]) : len - at;
+				char *line = malloc(len);
+				bool want = false;
+
+				assert_non_null(line);
+				memset(line, at % 2 ? 'r' : ':', len);
+				memcpy(line + at, put[k], n);
+				for (size_t i = 0; i + 8 <= len && !want; i++)
+					want = memcmp(line + i, "\"error\":", 8) == 0;
+				if (has_key_colon(line, len, "\"error\"", 7) != want)
+					fail_msg("len %zu, \"%s\" at %zu", len, put[k], at);
+				free(line);
+			}
+}
+
 int
 main(void)
 {
@@ -146,6 +175,7 @@ main(void)
 		cmocka_unit_test(test_clean_copy_keeps_utf8_whole),
 		cmocka_unit_test(test_key_colon_found_in_any_block),
 		cmocka_unit_test(test_key_or_rare_as_both),
+		cmocka_unit_test(test_key_colon_as_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
