@@ -652,6 +652,7 @@ run_child(const struct run_opts *o, const struct run_identity *id, struct child_
     struct run_breaker *b, struct run_result *r)
 {
 	struct child c;
+	bool batch;
 
 	switch (child_spawn(&c, spec)) {
 	case SPAWN_FAILED:
@@ -670,10 +671,14 @@ run_child(const struct run_opts *o, const struct run_identity *id, struct child_
 	setproctitle("%s (pid %d)", id->command, (int)c.pid);
 	if (spec->use_pty && isatty(STDIN_FILENO) && term_enter_raw(&run_term, STDIN_FILENO) == 0)
 		spec->term = &run_term;
+	/* Pipes only: a terminal's echo is not made to wait for a slice. */
+	batch = !spec->use_pty && child_relay_batch(true);
 	if (child_pump(&c, spec) < 0) {
 		kill(c.pid, SIGKILL);
 		err(EXIT_INTERNAL, "relaying %s", o->argv[0]);
 	}
+	if (batch)
+		child_relay_batch(false);   /* a --retry spawns again from here */
 	leave_screen(&c, spec);
 	r->status = c.status;
 	r->exit_code = wait_status_exit_code(c.status);

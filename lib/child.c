@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,6 +450,21 @@ child_spawn(struct child *c, const struct child_spec *spec)
 		c->error = EIO;
 	reap_failed(c);
 	return SPAWN_EXEC_FAILED;
+}
+
+bool
+child_relay_batch(bool batch)
+{
+#ifdef SCHED_BATCH
+	struct sched_param none = { 0 };
+
+	if (sched_getscheduler(0) != (batch ? SCHED_OTHER : SCHED_BATCH))
+		return false;
+	return sched_setscheduler(0, batch ? SCHED_BATCH : SCHED_OTHER, &none) == 0;
+#else
+	(void)batch;
+	return false;
+#endif
 }
 
 void

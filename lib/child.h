@@ -127,6 +127,17 @@ enum spawn_result child_spawn(struct child *c, const struct child_spec *spec);
  */
 int child_pump(struct child *c, const struct child_spec *spec);
 
+/*
+ * The calling thread (the relay) as SCHED_BATCH (batch true) or back to
+ * SCHED_OTHER: a relay of pipes then no longer preempts the command each
+ * time it writes, and reads what it wrote in larger pieces, with a
+ * seventh of the context switches (docs/design.md section 9).  Only from
+ * SCHED_OTHER to SCHED_BATCH and back, so a policy the user chose stays;
+ * true when the policy changed.  Called after the spawn, so the command
+ * never inherits it.
+ */
+bool child_relay_batch(bool batch);
+
 /* Closes what is still open. */
 void child_close(struct child *c);
 

@@ -1006,15 +1006,16 @@ known_line(struct classifier *c, const char *p, const char *end)
 	size_t n, len;
 	bool keep;
 
-	if (c->len != 0 || c->dropped != 0 || c->stash != NULL || c->doc != NULL || *p != '{')
+	if (c->len != 0 || c->dropped != 0 || c->stash != NULL || c->doc != NULL || *p != '{' ||
+	    (c->text.in_fence && !c->saw_family_event))
 		return 0;
-	if ((n = prefilter_unchanged_ahead(c, p, (size_t)(end - p))) > 0) {
+	/* A heartbeat is of a kept type, which prefilter_ahead() leaves. */
+	if ((n = prefilter_ahead(c, p, (size_t)(end - p), &keep)) == 0) {
+		if ((n = prefilter_unchanged_ahead(c, p, (size_t)(end - p))) == 0)
+			return 0;
 		object_counted(c);
 		return n + 1;
 	}
-	if ((c->text.in_fence && !c->saw_family_event) ||
-	    (n = prefilter_ahead(c, p, (size_t)(end - p), &keep)) == 0)
-		return 0;
 	object_counted(c);
 	len = p[n - 1] == '\r' ? n - 1 : n;
 	if (keep)

@@ -134,6 +134,20 @@ ms_now() { date +%s%3N; }
 	refute_line --regexp "^ignored:.* (PIPE|TERM|CHLD)"
 }
 
+# policy PID: the scheduling policy in /proc/PID/stat (0 other, 3 batch, 5 idle).
+policy_of() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f39; }
+
+@test "a relay of pipes runs as SCHED_BATCH; the child keeps the policy rlwrap was given" {
+	export -f policy_of
+	run timeout 10 "$RLWRAP" -- bash -c 'echo "child $(policy_of $$) relay $(policy_of $PPID)"'
+	assert_success
+	assert_output "child 0 relay 3"
+	command -v chrt > /dev/null || skip "no chrt"
+	run timeout 10 chrt --idle 0 "$RLWRAP" -- bash -c 'echo "child $(policy_of $$) relay $(policy_of $PPID)"'
+	assert_success
+	assert_output "child 5 relay 5"
+}
+
 @test "a command that is not found exits 127 with one line" {
 	run -127 "$RLWRAP" -- no-such-command-xyz --flag
 	assert_failure 127
