@@ -136,14 +136,24 @@ ms_now() { date +%s%3N; }
 
 # policy PID: the scheduling policy in /proc/PID/stat (0 other, 3 batch, 5 idle).
 policy_of() { sed 's/.*) //' "/proc/$1/stat" | cut -d' ' -f39; }
+# relay_policy WANT: the relay's policy once it is WANT (it changes just
+# after the spawn, so the command may look first), or after 5 s.
+relay_policy() {
+	local i
+	for i in $(seq 100); do
+		[ "$(policy_of $PPID)" = "$1" ] && break
+		sleep 0.05
+	done
+	policy_of $PPID
+}
 
 @test "a relay of pipes runs as SCHED_BATCH; the child keeps the policy rlwrap was given" {
-	export -f policy_of
-	run timeout 10 "$RLWRAP" -- bash -c 'echo "child $(policy_of $$) relay $(policy_of $PPID)"'
+	export -f policy_of relay_policy
+	run timeout 10 "$RLWRAP" -- bash -c 'echo "child $(policy_of $$) relay $(relay_policy 3)"'
 	assert_success
 	assert_output "child 0 relay 3"
 	command -v chrt > /dev/null || skip "no chrt"
-	run timeout 10 chrt --idle 0 "$RLWRAP" -- bash -c 'echo "child $(policy_of $$) relay $(policy_of $PPID)"'
+	run timeout 10 chrt --idle 0 "$RLWRAP" -- bash -c 'sleep 0.2; echo "child $(policy_of $$) relay $(policy_of $PPID)"'
 	assert_success
 	assert_output "child 5 relay 5"
 }
