@@ -111,6 +111,7 @@ line_scan_avx2(const char *p, size_t avail, const char *needle, size_t n, struct
 	}
 	return avail;
 }
+
 /* One compare each for the two bytes, 128 bytes a turn, one branch for
  * both halves; the last bytes by masked loads, so nothing past avail is
  * read. */

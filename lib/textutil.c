@@ -170,10 +170,15 @@ utf8_copy(char *dst, size_t size, const char *src)
 	return out;
 }
 
-#ifdef HAVE_AVX2_PATH
-#define CPU_AVX2 1
-#define CPU_AVX512BW 2
+static unsigned cpu_allowed = CPU_AVX2 | CPU_AVX512BW;
 
+void
+cpu_features_cap(unsigned features)
+{
+	cpu_allowed = features;
+}
+
+#ifdef HAVE_AVX2_PATH
 /*
  * What the CPU runs and the kernel saves (XCR0), asked with cpuid when a
  * vector path is first wanted.  Not __builtin_cpu_supports(): it brings
@@ -208,7 +213,7 @@ bool
 cpu_has_avx2(void)
 {
 #ifdef HAVE_AVX2_PATH
-	return (cpu_features() & CPU_AVX2) != 0;
+	return (cpu_features() & cpu_allowed & CPU_AVX2) != 0;
 #else
 	return false;
 #endif
@@ -218,7 +223,7 @@ bool
 cpu_has_avx512bw(void)
 {
 #ifdef HAVE_AVX2_PATH
-	return (cpu_features() & CPU_AVX512BW) != 0;
+	return (cpu_features() & cpu_allowed & CPU_AVX512BW) != 0;
 #else
 	return false;
 #endif

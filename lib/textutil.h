@@ -36,6 +36,12 @@ bool has_key_colon_or_rare(const char *s, size_t len, const char *key, size_t n,
 bool cpu_has_avx2(void);
 /* And AVX-512BW, with functions from the same path. */
 bool cpu_has_avx512bw(void);
+/* Makes the two above answer false for what features leaves out (the
+ * tests run each path on a CPU that has them all).  Not thread-safe:
+ * call it before any classifier runs. */
+#define CPU_AVX2 1u
+#define CPU_AVX512BW 2u
+void cpu_features_cap(unsigned features);
 #if defined(__x86_64__) && defined(__GNUC__)
 #define HAVE_AVX2_PATH 1
 #endif

@@ -7,6 +7,7 @@
 
 #include "dialect.h"
 #include "linescan.h"
+#include "textutil.h"
 
 /* What line_scan() answers, a byte at a time. */
 static size_t
@@ -179,6 +180,33 @@ test_claude_ahead_other_types(void **state)
 	free(p);
 }
 
+/* Every check above again on the paths a CPU without AVX-512, or without
+ * AVX2, takes (this one has both). */
+static void
+run_scan_checks(unsigned features)
+{
+	cpu_features_cap(features);
+	test_end_at_every_offset(NULL);
+	test_needle_at_every_offset(NULL);
+	test_random_lines(NULL);
+	test_claude_ahead_as_whole_line(NULL);
+	cpu_features_cap(CPU_AVX2 | CPU_AVX512BW);
+}
+
+static void
+test_scans_on_the_avx2_path(void **state)
+{
+	(void)state;
+	run_scan_checks(CPU_AVX2);
+}
+
+static void
+test_scans_without_vector_paths(void **state)
+{
+	(void)state;
+	run_scan_checks(0);
+}
+
 int
 main(void)
 {
@@ -188,6 +216,8 @@ main(void)
 		cmocka_unit_test(test_random_lines),
 		cmocka_unit_test(test_claude_ahead_as_whole_line),
 		cmocka_unit_test(test_claude_ahead_other_types),
+		cmocka_unit_test(test_scans_on_the_avx2_path),
+		cmocka_unit_test(test_scans_without_vector_paths),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -164,6 +164,23 @@ test_key_colon_as_bytes(void **state)
 			}
 }
 
+/* The key searches again on the paths a CPU without AVX-512, or without
+ * AVX2, takes (SSE2 or bytes; this one has both). */
+static void
+test_key_searches_on_every_path(void **state)
+{
+	static const unsigned paths[] = { CPU_AVX2, 0 };
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		cpu_features_cap(paths[i]);
+		test_key_colon_found_in_any_block(NULL);
+		test_key_or_rare_as_both(NULL);
+		test_key_colon_as_bytes(NULL);
+	}
+	cpu_features_cap(CPU_AVX2 | CPU_AVX512BW);
+}
+
 int
 main(void)
 {
@@ -176,6 +193,7 @@ main(void)
 		cmocka_unit_test(test_key_colon_found_in_any_block),
 		cmocka_unit_test(test_key_or_rare_as_both),
 		cmocka_unit_test(test_key_colon_as_bytes),
+		cmocka_unit_test(test_key_searches_on_every_path),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
