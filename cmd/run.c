@@ -648,6 +648,12 @@ leave_screen(const struct child *c, const struct child_spec *spec)
 
 /* Spawns, relays and reaps; fills r with how the child ended. */
 static void
+heartbeat_soon(void *arg)
+{
+	run_heartbeat_start(arg);
+}
+
+static void
 run_child(const struct run_opts *o, const struct run_identity *id, struct child_spec *spec,
     struct run_breaker *b, struct run_result *r)
 {
@@ -664,10 +670,13 @@ run_child(const struct run_opts *o, const struct run_identity *id, struct child_
 	case SPAWN_OK:
 		break;
 	}
-	/* Started once the command runs, its thread is made while the command
-	 * starts up, not before (the running row was written before the spawn
-	 * with a whole TTL ahead of it). */
-	run_heartbeat_start(b);
+	/* The heartbeat's thread is made once the command has run a while,
+	 * not at once: making a second thread cost a run of `true` a tenth of
+	 * its start-up (the running row was written before the spawn with a
+	 * whole TTL ahead of it, and the first beat is an interval away). */
+	spec->soon = heartbeat_soon;
+	spec->soon_arg = b;
+	spec->soon_ms = run_heartbeat_delay_ms();
 	setproctitle("%s (pid %d)", id->command, (int)c.pid);
 	if (spec->use_pty && isatty(STDIN_FILENO) && term_enter_raw(&run_term, STDIN_FILENO) == 0)
 		spec->term = &run_term;

@@ -113,6 +113,8 @@ int wait_plain(struct run_breaker *b, const struct run_opts *o, const struct run
 
 /* While the child runs: the heartbeat of its running row. */
 void run_heartbeat_start(struct run_breaker *b);
+/* How long into the run to call run_heartbeat_start(), in ms. */
+int run_heartbeat_delay_ms(void);
 
 /* The probe's first real output: closes the breakers it probes. */
 void probe_output_seen(struct run_breaker *b, const struct run_identity *id);

@@ -618,6 +618,16 @@ wait_plain(struct run_breaker *b, const struct run_opts *o, const struct run_ide
 
 /* ---- the heartbeat ---- */
 
+/* When to make the heartbeat's thread: a second into the run, or half an
+ * interval when the interval is shorter (tests). */
+int
+run_heartbeat_delay_ms(void)
+{
+	double half = heartbeat_interval() * 1000 / 2;
+
+	return half < 1000 ? (int)half : 1000;
+}
+
 void
 run_heartbeat_start(struct run_breaker *b)
 {

@@ -1188,14 +1188,45 @@ poll_timeout(const struct child *c, struct timespec *left)
 	return c->terminal_given_back ? &bg_step : NULL;
 }
 
+/* The sooner of the pump's own timeout (NULL: none) and what is left until
+ * spec->soon is due. */
+static const struct timespec *
+soon_timeout(const struct timespec *pump, const struct timespec *soon_at, struct timespec *out)
+{
+	*out = time_left(soon_at);
+	if (pump != NULL && (pump->tv_sec < out->tv_sec ||
+	    (pump->tv_sec == out->tv_sec && pump->tv_nsec < out->tv_nsec)))
+		return pump;
+	return out;
+}
+
+/* spec->soon, once it is due (*due cleared then). */
+static void
+soon_if_due(const struct child_spec *spec, const struct timespec *soon_at, bool *due)
+{
+	struct timespec left;
+
+	if (!*due)
+		return;
+	left = time_left(soon_at);
+	if (left.tv_sec == 0 && left.tv_nsec == 0) {
+		*due = false;
+		spec->soon(spec->soon_arg);
+	}
+}
+
 int
 child_pump(struct child *c, const struct child_spec *spec)
 {
 	char *buf = pump_buf;
 	struct pollfd pfd[PFD_COUNT];
-	struct timespec deadline = { 0, 0 }, left = { 0, 0 };
+	struct timespec deadline = { 0, 0 }, left = { 0, 0 }, soon_at, until_soon;
+	bool soon_due = spec->soon != NULL;
 
+	if (soon_due)
+		deadline_after(&soon_at, spec->soon_ms);
 	for (;;) {
+		soon_if_due(spec, &soon_at, &soon_due);
 		handle_flags(c, spec, &deadline);
 		if (c->reaped) {
 			left = time_left(&deadline);
@@ -1205,7 +1236,8 @@ child_pump(struct child *c, const struct child_spec *spec)
 			hang_up(c);
 		}
 		take_terminal(c, spec);
-		if (ppoll(pfd, build_pollfds(c, pfd), poll_timeout(c, &left), &run_mask) < 0) {
+		if (ppoll(pfd, build_pollfds(c, pfd), soon_due ? soon_timeout(poll_timeout(c, &left),
+		    &soon_at, &until_soon) : poll_timeout(c, &left), &run_mask) < 0) {
 			if (errno == EINTR)
 				continue;
 			return -1;

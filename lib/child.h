@@ -72,6 +72,12 @@ struct child_spec {
 	struct child_hold *hold;   /* NULL: stdout is relayed as it arrives */
 	bool die_with_parent;      /* SIGTERM to the child when rlwrap dies, however it dies */
 	bool track_screen;         /* follow what stdout does to the terminal (c->screen) */
+	/* Called once, from child_pump(), when the command has run soon_ms:
+	 * what only a long run needs is started there, so a short one never
+	 * pays for it.  NULL: nothing. */
+	void (*soon)(void *arg);
+	void *soon_arg;
+	int soon_ms;
 };
 
 struct child {

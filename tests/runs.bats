@@ -226,6 +226,14 @@ limit() {
 	kill -9 "$wrapper"
 }
 
+@test "the heartbeat's thread is made once the command has run a while, never for a short run" {
+	# threads: how many the wrapper (the command's parent) has now.
+	run timeout 20 "$RLWRAP" -f claude -- sh -c 'threads() { ls /proc/$PPID/task | wc -l; }
+		a=$(threads); sleep 1.6; echo "$a $(threads)"'
+	assert_success
+	assert_output "1 2"
+}
+
 @test "a bad max_concurrent is a config error naming the line" {
 	printf '[family.claude]\nmax_concurrent = lots\n' > "$RLWRAP_CONFIG"
 	run "$RLWRAP" status
