@@ -646,13 +646,13 @@ leave_screen(const struct child *c, const struct child_spec *spec)
 	child_left_mid_line = ansi_screen_mid_line(&c->screen);
 }
 
-/* Spawns, relays and reaps; fills r with how the child ended. */
 static void
 heartbeat_soon(void *arg)
 {
 	run_heartbeat_start(arg);
 }
 
+/* Spawns, relays and reaps; fills r with how the child ended. */
 static void
 run_child(const struct run_opts *o, const struct run_identity *id, struct child_spec *spec,
     struct run_breaker *b, struct run_result *r)

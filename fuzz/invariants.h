@@ -432,7 +432,7 @@ fuzz_check_line_scans(const uint8_t *s, size_t len)
 		n = claude_output_may_fail_ahead("assistant", 9, p, avail, &ahead);
 		if (n != (a < avail ? a : 0))
 			return "claude_output_may_fail_ahead found another end";
-		if (n > 0 && ahead != claude_output_may_fail("assistant", 9, p, p[n - 1] == '\r' ? n - 1 : n))
+		if (n > 0 && ahead != claude_output_may_fail("assistant", 9, p, line_without_cr(p, n)))
 			return "claude_output_may_fail_ahead answers otherwise than on the whole line";
 		if (a == avail)
 			break;

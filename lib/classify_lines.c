@@ -11,6 +11,7 @@
 
 #include "classify_int.h"
 #include "jsonsubset.h"
+#include "linescan.h"
 #include "textutil.h"
 
 #ifdef __SSE2__
@@ -1017,7 +1018,7 @@ known_line(struct classifier *c, const char *p, const char *end)
 		return n + 1;
 	}
 	object_counted(c);
-	len = p[n - 1] == '\r' ? n - 1 : n;
+	len = line_without_cr(p, n);
 	if (keep)
 		handle_json_line(c, p, len);
 	else

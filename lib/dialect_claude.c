@@ -245,7 +245,7 @@ claude_output_may_fail_ahead(const char *type, size_t type_len, const char *p, s
 	}
 	if ((end = line_scan(p, avail, "<synthetic>", 11, &syn)) == avail)
 		return 0;
-	len = end > 0 && p[end - 1] == '\r' ? end - 1 : end;
+	len = line_without_cr(p, end);
 	tail = len < ERROR_KEY_SPAN ? len : ERROR_KEY_SPAN;
 	*may_fail = synthetic_counts(syn.first, len) || synthetic_counts(syn.last, len) ||
 	    has_key_colon(p + len - tail, tail, "\"error\"", 7);

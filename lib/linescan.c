@@ -149,14 +149,11 @@ size_t
 line_scan(const char *p, size_t avail, const char *needle, size_t n, struct line_marks *marks)
 {
 #ifdef HAVE_AVX2_PATH
-	if (cpu_has_avx512bw()) {
-		marks->first = marks->last = -1;
+	marks->first = marks->last = -1;
+	if (cpu_has_avx512bw())
 		return line_scan_avx512(p, avail, needle, n, marks);
-	}
-	if (cpu_has_avx2()) {
-		marks->first = marks->last = -1;
+	if (cpu_has_avx2())
 		return line_scan_avx2(p, avail, needle, n, marks);
-	}
 #endif
 	return line_scan_bytes(p, avail, needle, n, marks);
 }

@@ -27,4 +27,12 @@ size_t line_scan(const char *p, size_t avail, const char *needle, size_t n, stru
  * hold the two to the same answers). */
 size_t line_scan_bytes(const char *p, size_t avail, const char *needle, size_t n, struct line_marks *marks);
 
+/* The length of the line at p whose newline is at end, as the classifier
+ * reads it: without a '\r' before the newline. */
+static inline size_t
+line_without_cr(const char *p, size_t end)
+{
+	return end > 0 && p[end - 1] == '\r' ? end - 1 : end;
+}
+
 #endif

@@ -13,6 +13,7 @@
 #endif
 
 #include "classify_int.h"
+#include "linescan.h"
 
 /* A dialect's hook for one of its output types (each hook once). */
 static bool
@@ -284,7 +285,7 @@ output_ahead(const struct prefilter_type *t, const char *p, size_t avail, bool *
 		end = (nl = memchr(p, '\n', avail)) != NULL ? (size_t)(nl - p) : 0;
 	if (end == 0)
 		return 0;
-	len = p[end - 1] == '\r' ? end - 1 : end;
+	len = line_without_cr(p, end);
 	for (size_t k = 0; k < t->nhooks && !may_fail; k++)
 		if (k != with)
 			may_fail = t->hooks[k](t->name, t->len, p, len);
@@ -318,7 +319,7 @@ prefilter_ahead(const struct classifier *c, const char *p, size_t avail, bool *k
 		*keep = false;
 	}
 #ifdef RLWRAP_CHECK_FAST_PATH
-	if (end > 0 && *keep != prefilter_keeps(c, p, p[end - 1] == '\r' ? end - 1 : end))
+	if (end > 0 && *keep != prefilter_keeps(c, p, line_without_cr(p, end)))
 		abort();   /* the line read whole would have been decided otherwise */
 #endif
 	return end;
