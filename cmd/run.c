@@ -549,6 +549,8 @@ finish_verdict(struct run_tap *t, const struct run_opts *o, const struct run_ide
 	tap_queue_free(t->queue);
 	t->queue = NULL;
 	line_merge_finish(&t->merge);
+	if (t->strip_screen && t->strip.drawn)
+		classifier_set_screen(t->cls, SCREEN_DRAWN);
 	classifier_finish(t->cls, r->exit_code, &r->sig);
 	classifier_usage(t->cls, &r->usage);
 	r->saw_output = classifier_saw_output(t->cls);
@@ -707,6 +709,7 @@ spec_init(struct child_spec *spec, const struct run_opts *o, const struct config
 	spec->tap = tap_output;
 	spec->tap_arg = tap;
 	tap->strip_screen = spec->use_pty;
+	classifier_set_screen(tap->cls, spec->use_pty ? SCREEN_LINES : SCREEN_NONE);
 }
 
 /* ---- attempts and --retry ---- */

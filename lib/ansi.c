@@ -173,8 +173,10 @@ csi_as_text(const struct ansi_csi *csi, unsigned char f)
 	switch (f) {
 	case 'A': case 'B': case 'E': case 'F': case 'H': case 'f': case 'd':
 		return '\n';   /* cursor to another row */
-	case 'C': case 'G': case '`': case 'X':
-		return ' ';    /* cursor right, to a column, erase characters */
+	case 'G': case '`':   /* to a column: the first is a carriage return (Ink's redraw) */
+		return csi->first <= 1 ? '\n' : ' ';
+	case 'C': case 'X':
+		return ' ';    /* cursor right, erase characters */
 	case 'J':
 		return '\n';   /* erase display */
 	case 'h': case 'l':
@@ -214,6 +216,10 @@ ansi_strip(struct ansi_strip *st, const char *in, size_t len, char *out)
 		case EV_CSI:
 			if ((t = csi_as_text(&st->csi, c)) != 0)
 				n = put(st, out, n, t);
+			/* Moving the cursor over what is shown (not colours): a
+			 * program that draws its screen. */
+			if (t != 0 || c == 'K' || c == 'D')
+				st->drawn = true;
 			break;
 		case EV_RESET:
 			n = put(st, out, n, '\n');

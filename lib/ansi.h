@@ -43,6 +43,7 @@ struct ansi_strip {
 	struct ansi_csi csi;
 	int line_feeds;  /* line feeds since the last text */
 	int indent;      /* blanks written at the start of this line */
+	bool drawn;      /* the stream moved the cursor or erased: a drawn screen */
 };
 
 void ansi_strip_init(struct ansi_strip *st);

@@ -43,7 +43,15 @@ classifier_free(struct classifier *c)
 	free(c->stash);
 	free(c->doc);
 	free(c->skipped_copy);
+	free(c->plain);
 	free(c);
+}
+
+void
+classifier_set_screen(struct classifier *c, enum screen_mode mode)
+{
+	c->screen = mode != SCREEN_NONE;
+	c->screen_drawn = mode == SCREEN_DRAWN;
 }
 
 void
@@ -179,29 +187,6 @@ handle_header(struct classifier *c, const char *s, size_t len)
 		reset_offer(&c->header_reset, r.at, r.source, r.rank);
 }
 
-/*
- * Ordinary text after a failure candidate read from text is the run going
- * on; verdict_finish weighs it with the exit status (fixtures/README.md,
- * "Plain text and screens").
- */
-static void
-note_text_after(struct classifier *c, const char *s, size_t len, size_t indent,
-    enum textline_kind kind)
-{
-	if (!c->cand.have || (!c->cand.text_only && c->saw_family_event))
-		return;
-	if (!textline_is_ordinary(s, len, indent, kind))
-		return;
-	c->ordinary_after_cand++;
-	if (c->gap_after_cand)
-		c->went_on_after_gap = true;
-	/* verdict_finish would drop it whatever the exit: dropped now, so that
-	 * nothing later (a JSON failure taking what it lacks, a judging record,
-	 * the plain-text hot path) sees a failure the run went on from. */
-	if (c->ordinary_after_cand >= TEXT_WENT_ON_LINES && c->cand.text_only)
-		c->cand.have = false;
-}
-
 /* Does the body of an error line, quotes and paths left out, name a failure? */
 static bool
 body_names_failure(const struct classifier *c, const char *s, size_t len)
@@ -233,63 +218,162 @@ text_line_inert(struct classifier *c, const char *s, size_t len, size_t indent, 
 	size_t body;
 	enum textline_kind kind = textline_kind(&c->text, s, len, indent, &body);
 
-	*ordinary = textline_is_ordinary(s, len, indent, kind);
+	/* Chrome is neither: it ends no failure, so it is not counted as one. */
+	*ordinary = textline_is_ordinary(s, len, indent, kind) && !textline_is_chrome(s, len, c->screen);
 	if (kind == TEXTLINE_PLAIN)
 		return true;
 	return kind != TEXTLINE_HEADER && !line_names_failure(c, s, len < 16384 ? len : 16384, kind, body, &ev);
 }
 
+/* What a text line after a text failure is to it. */
+enum text_after { AFTER_CHROME, AFTER_DETAIL, AFTER_WRAP, AFTER_CONTENT };
+
+/*
+ * Chrome (the CLI's footers, turn summaries, prompts) and details (a stack
+ * trace under an error line, the rest of a body, a screen's layout) leave
+ * a failure standing; a line indented a little may be its message wrapped;
+ * anything else is the answer going on: prose, a table, a list, a quote, a
+ * link definition, code indented under a banner.
+ */
+static enum text_after
+text_after(const struct classifier *c, const char *s, size_t len, size_t indent, enum textline_kind kind)
+{
+	if (textline_is_chrome(s, len, c->screen))
+		return AFTER_CHROME;
+	if (kind == TEXTLINE_HEADER)
+		return AFTER_DETAIL;
+	if (indent > 0) {
+		if (c->screen || c->cand.error_line)
+			return AFTER_DETAIL;
+		return indent < 4 ? AFTER_WRAP : AFTER_CONTENT;
+	}
+	if (!textline_is_ordinary(s, len, 0, kind))
+		return AFTER_DETAIL;
+	return AFTER_WRAP;
+}
+
+/* Does an ordinary line continue the message before it, wrapped at a
+ * width?  Only right after it, when that line ended mid-sentence or this
+ * one starts as no sentence does. */
+static bool
+message_wraps(const struct classifier *c, const char *s, bool adjacent)
+{
+	char last = c->text_end_byte;
+
+	if (!adjacent || c->message_lines >= MESSAGE_LINES_MAX)
+		return false;
+	return (last != '.' && last != '!' && last != '?') || (*s >= 'a' && *s <= 'z') || *s == '(';
+}
+
+/* A line's last byte, blanks left out. */
+static char
+last_byte(const char *s, size_t len)
+{
+	while (len > 0 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	return len > 0 ? s[len - 1] : '\0';
+}
+
+/* A line that names no failure, after a text failure (fixtures/README.md,
+ * "Plain text and screens": the failure counts only where it is how the
+ * output ends). */
+static void
+text_after_candidate(struct classifier *c, const char *s, size_t len, size_t indent,
+    enum textline_kind kind, bool adjacent)
+{
+	struct evidence ev;
+	enum text_after after = text_after(c, s, len, indent, kind);
+
+	if (after == AFTER_CHROME)
+		return;
+	if (after == AFTER_WRAP && message_wraps(c, s, adjacent)) {
+		c->message_lines++;
+		c->cand.soft = true;
+	} else if (after != AFTER_DETAIL) {
+		c->cand.have = false;   /* the run went on */
+		return;
+	}
+	evidence_init(&ev);
+	evidence_add_text(&ev, s, len, c->ctx.now);
+	if (ev.reset.at > 0 && !c->cand.own_reset)
+		reset_offer(&c->cand.ev.reset, ev.reset.at, ev.reset.source, ev.reset.rank);
+	c->text_end = c->lineno;
+	c->text_end_byte = last_byte(s, len);
+}
+
+/* A failure read from a text line: the last one decides. */
+static void
+text_candidate(struct classifier *c, const char *s, size_t len, enum textline_kind kind,
+    const struct evidence *ev, bool content_before)
+{
+	if (c->cand.have && !c->cand.text_only) {
+		struct held h;
+
+		verdict_hold(c, &h, ev, true);
+		verdict_emit(c, &h);
+		return;
+	}
+	verdict_hold(c, &c->cand, ev, true);
+	c->text_end = c->lineno;
+	c->text_end_byte = last_byte(s, len);
+	c->cand.error_line = kind == TEXTLINE_ERROR;
+	/* A CLI that prints its own error and exits 0 prints one; a list of
+	 * them is an answer about them. */
+	c->cand.exit0_ok = !content_before && c->text_failures == 0;
+	c->text_failures++;
+	verdict_emit(c, &c->cand);
+}
+
 /*
  * A text line (stderr, text mode, a screen): it counts only in the shape of
  * an error line or a banner (textline.h), when it names a failure and is
- * not a retry notice.  The lines right after a text failure are its
- * message going on (details, a message wrapped at the terminal's width):
- * they add their reset; past MESSAGE_LINES_MAX they are output again.
+ * not a retry notice, and only where nothing but its details and the CLI's
+ * chrome follow it.
  */
 void
 classify_text(struct classifier *c, const char *s, size_t len, size_t indent)
 {
 	struct evidence ev;
 	size_t body;
-	bool continues = c->last_text_line == c->lineno - 1;
+	bool adjacent = c->last_text_line == c->lineno - 1 && c->text_end == c->lineno - 1;
+	bool content_before = c->content_seen;
 	enum textline_kind kind = textline_kind(&c->text, s, len, indent, &body);
-	bool message = continues && c->cand.have && c->cand.text_only && c->text_end == c->lineno - 1;
+	bool pending = c->cand.have && (c->cand.text_only || !c->saw_family_event);
 
 	c->last_text_line = c->lineno;
 	c->saw_text = true;
-	if (!message || ++c->message_lines > MESSAGE_LINES_MAX)
-		note_text_after(c, s, len, indent, kind);
 	if (len > 16384)
 		len = 16384;
 	if (kind == TEXTLINE_HEADER) {
 		handle_header(c, s, len);
+		if (pending)
+			c->text_end = c->lineno;
 		return;
 	}
-	if (message) {
-		evidence_init(&ev);
-		evidence_add_text(&ev, s, len, c->ctx.now);
-		if (ev.reset.at > 0)
-			reset_offer(&c->cand.ev.reset, ev.reset.at, ev.reset.source, ev.reset.rank);
-		c->text_end = c->lineno;
+	if (kind != TEXTLINE_PLAIN && line_names_failure(c, s, len, kind, body, &ev)) {
+		if (text_is_retry_notice(s, len))
+			verdict_apply(c, REC_NOTICE, &ev);
+		else
+			text_candidate(c, s, len, kind, &ev, content_before);
 		return;
 	}
-	if (kind == TEXTLINE_PLAIN || !line_names_failure(c, s, len, kind, body, &ev))
-		return;
-	if (text_is_retry_notice(s, len)) {
-		verdict_apply(c, REC_NOTICE, &ev);
-		return;
-	}
-	if (c->cand.have && !c->cand.text_only) {
-		struct held h;
+	if (pending) {
+		text_after_candidate(c, s, len, indent, kind, adjacent);
+		if (!c->cand.have)
+			c->content_seen = true;   /* the line the run went on with */
+	} else if (!c->content_seen)
+		text_content_note(c, s, len);
+}
 
-		verdict_hold(c, &h, &ev, true);
-		verdict_emit(c, &h);
-		return;
-	}
-	verdict_hold(c, &c->cand, &ev, true);
-	c->text_end = c->lineno;
-	c->cand.needs_failed_exit = kind == TEXTLINE_ERROR;
-	verdict_emit(c, &c->cand);
+void
+text_content_note(struct classifier *c, const char *s, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (++c->head_lines > HEAD_CHROME_LINES || !textline_is_chrome(s + i, len - i, c->screen))
+		c->content_seen = true;
 }
 
 void

@@ -33,6 +33,13 @@ const char *family_list(void);
 struct classifier *classifier_new(const char *family, time_t now);
 void classifier_free(struct classifier *c);
 void classifier_on_signal(struct classifier *c, signal_cb cb, void *arg);
+/* The text is what a terminal showed (--pty): SCREEN_LINES for lines a
+ * program printed to it (its prompt is chrome, its indentation layout),
+ * SCREEN_DRAWN for a screen a program drew (cursor moves, erases): a
+ * failure standing on it trips whatever the exit status.  Set before
+ * classifier_finish, at any time. */
+enum screen_mode { SCREEN_NONE, SCREEN_LINES, SCREEN_DRAWN };
+void classifier_set_screen(struct classifier *c, enum screen_mode mode);
 /* The clock used to resolve relative and clock-time resets. */
 void classifier_set_now(struct classifier *c, time_t now);
 

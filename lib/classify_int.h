@@ -31,7 +31,11 @@ enum outcome { OUT_PENDING, OUT_SUCCESS, OUT_FAILURE };
 struct held {
 	bool have;
 	bool text_only;
-	bool needs_failed_exit;    /* read from text: counts only if the run did not exit 0 */
+	bool error_line;   /* read from an error line (not a banner): indented lines
+	                    * after it are its stack trace */
+	bool exit0_ok;     /* read from text that was all the output so far: stands at
+	                    * exit 0 if nothing but its details follows */
+	bool soft;         /* its message took an ordinary line after it (a wrap) */
 	bool after_output;
 	bool own_reset;   /* the record stated its own reset (a field of its body) */
 	long line;
@@ -102,6 +106,8 @@ struct classifier {
 	long doc_lines;            /* lines gathered so far */
 	char doc_label[DOC_LABEL_MAX];  /* "_GaxiosError:" before a body on stderr, or "" */
 	size_t doc_label_len;
+	char *plain;               /* a line without its escape sequences */
+	size_t plain_cap;
 	long lineno;
 	size_t slice_len;          /* the plain-text pass's next slice (classify_lines.c) */
 	long region_after;         /* no counted region is tried before this line */
@@ -118,14 +124,18 @@ struct classifier {
 	struct textline_state text;
 	bool saw_text;             /* a line of text, not JSON, came */
 	bool gap_after_cand;       /* an empty line came after the candidate */
-	bool went_on_after_gap;    /* and ordinary text after that empty line */
-	int ordinary_after_cand;   /* ordinary text lines since the candidate */
-	int message_lines;         /* lines of the text candidate's message after it */
+	int message_lines;         /* ordinary lines the text candidate's message took */
+	char text_end_byte;        /* the last byte of its message's last line */
+	bool screen;               /* the text is a screen's (classifier_set_screen) */
+	bool screen_drawn;         /* and a program drew it */
+	bool content_seen;         /* a text line that is not chrome came */
+	int head_lines;            /* text lines looked at for content (text_content_note) */
+	int text_failures;         /* failure lines read from text so far */
 };
 
-/* The lines right after a text failure that may be its message going on
- * (details, a message wrapped at the terminal's width), and the ordinary
- * lines after those that show the run went on from it. */
+/* The ordinary lines right after a text failure that may be its message
+ * wrapped at a width; TEXT_WENT_ON_LINES is what the region skip counts
+ * on (it takes fewer: one content line past the message ends a failure). */
 #define MESSAGE_LINES_MAX 4
 #define TEXT_WENT_ON_LINES 3
 
@@ -137,6 +147,10 @@ void classify_text(struct classifier *c, const char *s, size_t len, size_t inden
  * failure, notice or header in it)?  Its decision without its effects;
  * *ordinary: a line that shows the run went on (textline_is_ordinary). */
 bool text_line_inert(struct classifier *c, const char *s, size_t len, size_t indent, bool *ordinary);
+/* A text line that named no failure, while no content had come: content
+ * unless it is chrome (past the first HEAD_CHROME_LINES, whatever it is). */
+#define HEAD_CHROME_LINES 24
+void text_content_note(struct classifier *c, const char *s, size_t len);
 
 /* classify_lines.c: the line still being assembled, at the end of input. */
 void lines_finish(struct classifier *c);

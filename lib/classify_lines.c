@@ -291,6 +291,23 @@ json_possible(const struct classifier *c, const char *s, size_t len)
 	return s[len - 1] == ']' && s[1] != '\0' && strchr(" \t\"]-0123456789tfn", s[1]) != NULL;
 }
 
+/* A line that starts with a colour or another escape sequence (codex exec
+ * --color always), read without them; NULL when the copy cannot be made. */
+static const char *
+without_escapes(struct classifier *c, const char *s, size_t *len)
+{
+	if (*len > c->plain_cap) {
+		char *p = realloc(c->plain, *len);
+
+		if (p == NULL)
+			return NULL;
+		c->plain = p;
+		c->plain_cap = *len;
+	}
+	*len = textline_strip_escapes(c->plain, s, *len);
+	return c->plain;
+}
+
 static void
 process_line(struct classifier *c, const char *s, size_t len)
 {
@@ -303,7 +320,10 @@ process_line(struct classifier *c, const char *s, size_t len)
 		return;
 	while (i < len && (s[i] == ' ' || s[i] == '\t'))
 		i++;
-	if (i == len) {
+	if (i < len && s[i] == '\x1b' && (s = without_escapes(c, s, &len)) != NULL)
+		for (i = 0; i < len && (s[i] == ' ' || s[i] == '\t'); i++)
+			;
+	if (s == NULL || i == len) {
 		c->gap_after_cand = true;
 		return;
 	}
@@ -586,7 +606,7 @@ read_as_plain(struct classifier *c, const char *s, size_t len)
 		len--;
 	while (i < len && (s[i] == ' ' || s[i] == '\t'))
 		i++;
-	if (i == len || s[i] == '`' || s[i] == '~' || json_possible(c, s + i, len - i))
+	if (i == len || s[i] == '`' || s[i] == '~' || s[i] == '\x1b' || json_possible(c, s + i, len - i))
 		return false;
 	if ((s[len - 1] == '{' || s[len - 1] == '[' || s[len - 1] == ' ') &&
 	    labelled_body_at(s + i, len - i) > 0)
@@ -884,7 +904,8 @@ region_check(struct classifier *c, const char *base, const struct region *r)
 static bool
 region_possible(const struct classifier *c, long lineno)
 {
-	return c->cb == NULL && c->header_reset.at == 0 && lineno >= c->region_after;
+	/* Until content came, each line is looked at for it (text_content_note). */
+	return c->cb == NULL && c->header_reset.at == 0 && lineno >= c->region_after && c->content_seen;
 }
 
 /* Skips the region a slice starts with when it may be (see above); returns
@@ -946,6 +967,8 @@ plain_slice(struct classifier *c, const char *base, size_t len, bool *stopped)
 				gap = true;
 			} else if (only_counted(c, base + pos, e - pos, &tb, pos)) {
 				last_text = ++lineno;
+				if (!c->content_seen)
+					text_content_note(c, base + pos, line_without_cr(base + pos, e - pos));
 			} else {
 				*stopped = true;
 				break;

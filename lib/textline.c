@@ -67,34 +67,94 @@ skip_blanks(const char *p, const char *end)
 /* ---- leads ---- */
 
 /* Glyphs the agents' screens put before their own messages (U+23BF, U+2715,
- * U+2716, U+2717, U+2718, U+00D7, U+26A0, U+26A1, U+273B, U+25A0). */
+ * U+2716, U+2717, U+2718, U+00D7, U+26A0, U+26A1, U+273B, U+25A0, U+25CF,
+ * U+23FA), what a spinner leaves behind on a line it shared (U+2591
+ * to U+2593, U+2588) and the left border of a box (U+2502, U+2503,
+ * U+2551): a line is judged by what they frame. */
 static const char *const glyphs[] = {
 	"\xe2\x8e\xbf", "\xe2\x9c\x95", "\xe2\x9c\x96", "\xe2\x9c\x97", "\xe2\x9c\x98",
 	"\xc3\x97", "\xe2\x9a\xa0", "\xe2\x9a\xa1", "\xe2\x9c\xbb", "\xe2\x96\xa0",
+	"\xe2\x97\x8f", "\xe2\x8f\xba",
+	"\xe2\x96\x91", "\xe2\x96\x92", "\xe2\x96\x93", "\xe2\x96\x88",
+	"\xe2\x94\x82", "\xe2\x94\x83", "\xe2\x95\x91",
 };
+/* glyphs[] from here on are box borders, whose right border ends the line. */
+#define GLYPH_BORDER_FIRST 16
 
-/* *gutter is set for U+23BF, the gutter a screen draws a tool's output in. */
-static const char *
-skip_glyph(const char *p, const char *end, bool *gutter)
+/* A braille spinner frame (U+2800 to U+28FF). */
+static bool
+braille_at(const char *p, const char *end)
 {
-	/* Every glyph starts with C3 97 or E2 followed by 8E, 96, 9A or 9C. */
-	if (end - p < 2 || (p[0] != '\xe2' && p[0] != '\xc3') ||
-	    (p[0] == '\xe2' && p[1] != '\x8e' && p[1] != '\x96' && p[1] != '\x9a' && p[1] != '\x9c'))
-		return NULL;
+	return end - p >= 3 && p[0] == '\xe2' && (unsigned char)p[1] >= 0xa0 &&
+	    (unsigned char)p[1] <= 0xa3 && (unsigned char)p[2] >= 0x80 && (unsigned char)p[2] <= 0xbf;
+}
+
+/* The glyph at p (its index in glyphs[]; -2 for a braille frame), or -1. */
+static int
+glyph_at(const char *p, const char *end)
+{
+	/* Every glyph starts with C3 97 or E2. */
+	if (end - p < 2 || (p[0] != '\xe2' && p[0] != '\xc3'))
+		return -1;
+	if (braille_at(p, end))
+		return -2;
 	for (size_t i = 0; i < sizeof(glyphs) / sizeof(glyphs[0]); i++) {
 		const char *g = glyphs[i];
 		size_t n = g[0] == '\xc3' ? 2 : 3;
 
 		/* Byte by byte: most glyphs differ in their first two bytes. */
-		if ((size_t)(end - p) >= n && p[0] == g[0] && p[1] == g[1] && (n == 2 || p[2] == g[2])) {
-			*gutter = i == 0;
-			p += n;
-			if (AT(p, end, "\xef\xb8\x8f"))   /* emoji presentation selector */
-				p += 3;
-			return skip_blanks(p, end);
-		}
+		if ((size_t)(end - p) >= n && p[0] == g[0] && p[1] == g[1] && (n == 2 || p[2] == g[2]))
+			return (int)i;
 	}
-	return NULL;
+	return -1;
+}
+
+/* Past the glyphs and blanks at p (up to four, "⎿  ■ "), or NULL when p
+ * starts with none.  *gutter is set for U+23BF, the gutter a screen draws
+ * a tool's output in; *border for a box's left border. */
+static const char *
+skip_glyph_border(const char *p, const char *end, bool *gutter, bool *border)
+{
+	const char *start = p;
+	int g;
+
+	for (int k = 0; k < 4 && (g = glyph_at(p, end)) != -1; k++) {
+		if (g == 0)
+			*gutter = true;
+		if (g >= GLYPH_BORDER_FIRST)
+			*border = true;
+		p += g == -2 || glyphs[g][0] != '\xc3' ? 3 : 2;
+		if (AT(p, end, "\xef\xb8\x8f"))   /* emoji presentation selector */
+			p += 3;
+		while (AT(p, end, "\xc2\xa0") || AT(p, end, " "))   /* Claude puts U+00A0 after ⎿ */
+			p += *p == ' ' ? 1 : 2;
+	}
+	return p == start ? NULL : p;
+}
+
+static const char *
+skip_glyph(const char *p, const char *end, bool *gutter)
+{
+	bool border = false;
+
+	*gutter = false;
+	return skip_glyph_border(p, end, gutter, &border);
+}
+
+/* The end of a line a box's left border started, before its right one. */
+static const char *
+before_right_border(const char *p, const char *end)
+{
+	while (end > p && end[-1] == ' ')
+		end--;
+	for (size_t i = GLYPH_BORDER_FIRST; i < sizeof(glyphs) / sizeof(glyphs[0]); i++)
+		if (end - p >= 3 && memcmp(end - 3, glyphs[i], 3) == 0) {
+			end -= 3;
+			while (end > p && end[-1] == ' ')
+				end--;
+			break;
+		}
+	return end;
 }
 
 /* Bytes of a timestamp: '+' to ':' (the digits, ":.,-+/"), 'T' and 'Z'. */
@@ -138,7 +198,8 @@ skip_timestamp(const char *p, const char *end)
 
 	if (end - q < 8 || !IS_DIGIT(q[0]) || !IS_DIGIT(q[1]))
 		return NULL;
-	if (!(q[4] == '-' && q[7] == '-') && !(q[2] == ':' && q[5] == ':'))
+	if (!(q[4] == '-' && q[7] == '-') && !(q[4] == '/' && q[7] == '/') &&
+	    !(q[2] == ':' && q[5] == ':'))
 		return NULL;
 	for (int pieces = 0; pieces < 2; pieces++) {
 		q = skip_stamp_bytes(q, end);
@@ -154,7 +215,11 @@ skip_timestamp(const char *p, const char *end)
 	}
 	if (q < end && *q != ' ')
 		return NULL;
-	return skip_blanks(q, end);
+	q = skip_blanks(q, end);
+	/* "23:27:08 - openhands:ERROR: ...", "2026-11-30 11:59:58 | ERROR | ..." */
+	if (end - q >= 2 && (*q == '-' || *q == '|') && q[1] == ' ')
+		q = skip_blanks(q + 1, end);
+	return q;
 }
 
 struct word_rule {
@@ -220,28 +285,38 @@ skip_level(const char *p, const char *end, enum strength *label, bool *plain)
 	return NULL;
 }
 
-/* "llm: ", "worker.retry: " -- one word of a logger or program name. */
+/* "llm: ", "worker.retry: " -- one word of a logger or program name; or
+ * "openhands:ERROR: ", a logger and its level (*label, *plain as skip_level
+ * sets them). */
 static const char *
-skip_component(const char *p, const char *end)
+skip_component(const char *p, const char *end, enum strength *label, bool *plain)
 {
-	const char *q = p;
+	const char *q = p, *r;
 
 	while (q < end && (IS_IDENT(*q) || *q == '.' || *q == '-') && q - p <= 40)
 		q++;
-	if (q == p || q >= end || *q != ':' || (q + 1 < end && q[1] != ' '))
+	if (q == p || q >= end || *q != ':')
+		return NULL;
+	if (q + 1 < end && IS_UPPER(q[1]) && (r = skip_level(q + 1, end, label, plain)) != NULL &&
+	    r[-1] == ' ' && memchr(q + 1, ':', (size_t)(r - q - 1)) != NULL)
+		return r;
+	if (q + 1 < end && q[1] != ' ')
 		return NULL;
 	return skip_blanks(q + 1, end);
 }
 
 /* "llm call failed: ", "request to api.openai.com failed: ": a few words
- * ending in "failed" before the first colon. */
+ * ending in "failed" before the first colon; "Failed to get response from
+ * model: ", a few words starting with "Failed to". */
 static const char *
 skip_failed(const char *p, const char *end)
 {
 	const char *colon = memchr(p, ':', (size_t)(end - p) < 80 ? (size_t)(end - p) : 80);
 	int spaces = 0;
 
-	if (colon == NULL || colon - p < 8 || memcmp(colon - 7, " failed", 7) != 0)
+	if (colon == NULL || colon - p < 8 || (colon + 1 < end && colon[1] != ' '))
+		return NULL;
+	if (memcmp(colon - 7, " failed", 7) != 0 && !AT(p, end, "Failed to "))
 		return NULL;
 	for (const char *q = p; q < colon; q++)
 		if (*q == ' ' && ++spaces > 6)
@@ -317,22 +392,38 @@ provider_label(const char *p, const char *end)
 	return NULL;
 }
 
+/* Does the phrase [p, colon) end in the word "error" (any case)? */
+static bool
+ends_in_error_word(const char *p, const char *colon)
+{
+	static const char word[] = "error";
+
+	if (colon - p < 6 || colon[-6] != ' ')
+		return false;
+	for (size_t i = 0; i < 5; i++)
+		if ((colon[-5 + (long)i] | 0x20) != word[i])
+			return false;
+	return true;
+}
+
 /* "Error refreshing OAuth token: ", "Error when talking to Gemini API: " --
- * a few words after "Error" before the first colon. */
+ * a few words after "Error" before the first colon; "Ran into this error: ",
+ * "Codex stream error: ", "Unknown agent error: " -- a few words ending in
+ * "error", the labels agents and wrappers put before a provider's answer. */
 static const char *
 error_phrase_label(const char *p, const char *end)
 {
 	const char *colon;
 	int spaces = 0;
+	bool leading = AT(p, end, "Error ") || AT(p, end, "error ") || AT(p, end, "ERROR ");
 
-	if ((*p != 'E' && *p != 'e') ||
-	    (!AT(p, end, "Error ") && !AT(p, end, "error ") && !AT(p, end, "ERROR ")))
-		return NULL;
 	colon = memchr(p, ':', (size_t)(end - p) < 64 ? (size_t)(end - p) : 64);
 	if (colon == NULL || (colon + 1 < end && colon[1] != ' '))
 		return NULL;
+	if (!leading && !(IS_UPPER(*p) && ends_in_error_word(p, colon)))
+		return NULL;
 	for (const char *q = p; q < colon; q++)
-		if (*q == ' ' && ++spaces > 6)
+		if (*q == ' ' && ++spaces > 5)
 			return NULL;
 	return skip_blanks(colon + 1, end);
 }
@@ -367,9 +458,9 @@ label_at(const char *p, const char *end, enum strength *strength)
 /* First words of the shapes that need no colon (banners, levels), by length,
  * space-separated. */
 static const char *const head_words[] = {
-	[1] = "5", [3] = "You Not ERR", [4] = "Your Rate This WARN",
+	[1] = "5", [2] = "No", [3] = "You Not ERR", [4] = "Your Rate This WARN",
 	[5] = "Quota We're Usage ERROR FATAL",
-	[6] = "You've You're Claude Credit stream Failed 5-hour Sorry,",
+	[6] = "You've You're Claude claude Credit stream Failed 5-hour Sorry,",
 	[7] = "Request Invalid WARNING",
 	[8] = "exceeded Selected CRITICAL You\xe2\x80\x99ve You\xe2\x80\x99re", [10] = "unexpected",
 };
@@ -379,7 +470,7 @@ static const char *const head_words[] = {
 static const unsigned char head_first[256] = {
 	['5'] = 1, ['C'] = 1, ['E'] = 1, ['F'] = 1, ['H'] = 1, ['I'] = 1, ['N'] = 1, ['Q'] = 1,
 	['R'] = 1, ['S'] = 1, ['T'] = 1, ['U'] = 1, ['W'] = 1, ['Y'] = 1, ['e'] = 1, ['s'] = 1,
-	['u'] = 1,
+	['u'] = 1, ['c'] = 1,
 };
 
 #define K3(a, b, c) ((uint32_t)(unsigned char)(a) | (uint32_t)(unsigned char)(b) << 8 | \
@@ -400,7 +491,7 @@ head_prefix(const char *s, size_t len)
 	case K3('U', 's', 'a'): case K3('F', 'A', 'T'): case K3('C', 'l', 'a'): case K3('C', 'r', 'e'):
 	case K3('s', 't', 'r'): case K3('F', 'a', 'i'): case K3('S', 'o', 'r'): case K3('R', 'e', 'q'):
 	case K3('I', 'n', 'v'): case K3('e', 'x', 'c'): case K3('S', 'e', 'l'): case K3('C', 'R', 'I'):
-	case K3('u', 'n', 'e'): case K3('H', 'T', 'T'):
+	case K3('u', 'n', 'e'): case K3('H', 'T', 'T'): case K3('N', 'o', ' '): case K3('c', 'l', 'a'):
 		return true;
 	default:
 		return false;
@@ -458,6 +549,7 @@ static const struct banner banners[] = {
 	{ "5-hour limit reached", "Es" },
 	{ "5 hour limit reached", "Es" },
 	{ "Credit balance is too low", "Es" },
+	{ "No capacity available for model", "*" },
 	{ "Your credit balance is too low", "*" },
 	{ "You have reached your specified API usage limits", "ES" },
 	{ "Quota exceeded. Check your plan and billing details", "E" },
@@ -580,12 +672,14 @@ is_status_core(const char *p, const char *end)
 		q = memchr(p, ' ', (size_t)(end - p) < 10 ? (size_t)(end - p) : 10);
 		return q != NULL && is_error_status(q + 1, end);
 	}
+	if (AT(p, end, "HTTP "))   /* "HTTP 403 permission_error: ..." */
+		return is_error_status(p + 5, end);
 	if (AT(p, end, "Error code: "))
 		return is_error_status(p + 12, end);
 	if (!is_error_status(p, end))
 		return false;
 	q = p + 3;
-	if (q == end || AT(q, end, " {") || AT(q, end, ": ") || AT(q, end, " status code") ||
+	if (q == end || AT(q, end, " {") || AT(q, end, " [") || AT(q, end, ": ") || AT(q, end, " status code") ||
 	    (q + 1 < end && *q == ' ' && IS_UPPER(q[1])))
 		return true;
 	/* "529 overloaded_error: ..." */
@@ -623,58 +717,108 @@ is_rate_header(const char *s, const char *end)
 	    strstr(low, "x-codex") != NULL;
 }
 
-static enum textline_kind
-head_kind(const char *s, size_t len, size_t *body)
+/* Claude's legacy "Claude AI usage limit reached|<reset>", in any case. */
+static bool
+is_legacy_claude_banner(const char *p, const char *end)
 {
-	const char *p = s, *end = s + (len < TEXTLINE_HEAD_SPAN ? len : TEXTLINE_HEAD_SPAN);
-	const char *q, *line_end = s + len;
-	enum strength label = NONE, strength = NONE;
-	bool gutter = false, plain = false, stamped = false, failed = false;
+	static const char words[] = "claude ai usage limit reached";
+	size_t n = sizeof(words) - 1;
+
+	if ((size_t)(end - p) < n + 1 || p[n] != '|')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((p[i] | (IS_ALPHA(p[i]) ? 0x20 : 0)) != words[i])
+			return false;
+	return true;
+}
+
+/* What comes before the labels: glyphs, a box's border, a timestamp, a log
+ * level.  Returns where the labels may start, or NULL for a line its lead
+ * makes plain (an INFO log line, a glyph that frames no message). */
+struct lead {
+	enum strength label;
+	bool gutter, border, stamped;
+};
+
+static const char *
+skip_leads(const char *p, const char *end, struct lead *ld)
+{
+	const char *q;
+	bool plain = false;
 
 	if ((unsigned char)*p >= 0xc2) {
-		if ((q = skip_glyph(p, end, &gutter)) == NULL)
-			return TEXTLINE_PLAIN;
+		if ((q = skip_glyph_border(p, end, &ld->gutter, &ld->border)) == NULL)
+			return NULL;
 		p = q;
 	}
 	if ((IS_DIGIT(*p) || *p == '[') && (q = skip_timestamp(p, end)) != NULL) {
-		stamped = true;
+		ld->stamped = true;
 		p = q;
 	}
-	if ((IS_UPPER(*p) || *p == '[') && (q = skip_level(p, end, &label, &plain)) != NULL) {
+	if ((IS_UPPER(*p) || *p == '[') && (q = skip_level(p, end, &ld->label, &plain)) != NULL) {
 		if (plain)
-			return TEXTLINE_PLAIN;
-		stamped = true;
+			return NULL;
+		ld->stamped = true;
 		p = q;
 	}
-	q = label_at(p, end, &strength);
-	if (q == NULL && label == NONE) {
-		const char *r;
+	return p;
+}
 
-		if ((r = skip_component(p, end)) != NULL &&
-		    (stamped || label_at(r, end, &strength) != NULL || is_status_core(r, end) ||
-		    is_banner(r, end))) {
-			p = r;   /* "llm: Error: ...", "2026-... WARN llm: ..." */
-			q = label_at(p, end, &strength);
-		} else if ((r = skip_failed(p, end)) != NULL &&
-		    (is_status_core(r, end) || is_banner(r, end) || *r == '{' ||
-		    label_at(r, end, &strength) != NULL)) {
-			p = r;   /* "Model call failed: {...}" */
-			failed = true;
-			q = label_at(p, end, &strength);
-		}
+/* With no label at p: a component ("llm: ", "openhands:ERROR: ") or a
+ * "failed:" phrase before one.  Returns the label after it (NULL: none),
+ * moving *pp past the lead; *failed for a "failed:" phrase. */
+static const char *
+component_then_label(const char **pp, const char *end, struct lead *ld, enum strength *strength,
+    bool *failed)
+{
+	const char *p = *pp, *r;
+	bool plain = false;
+
+	if ((r = skip_component(p, end, &ld->label, &plain)) != NULL && !plain &&
+	    (ld->stamped || ld->label != NONE || label_at(r, end, strength) != NULL ||
+	    is_status_core(r, end) || is_banner(r, end))) {
+		*pp = r;   /* "llm: Error: ...", "2026-... WARN llm: ..." */
+		return label_at(r, end, strength);
 	}
+	if ((r = skip_failed(p, end)) != NULL &&
+	    (is_status_core(r, end) || is_banner(r, end) || *r == '{' || *r == '[' ||
+	    label_at(r, end, strength) != NULL)) {
+		*pp = r;   /* "Model call failed: {...}" */
+		*failed = true;
+		return label_at(r, end, strength);
+	}
+	return NULL;
+}
+
+static enum textline_kind
+head_kind(const char *s, size_t len, size_t *body)
+{
+	const char *p, *end = s + (len < TEXTLINE_HEAD_SPAN ? len : TEXTLINE_HEAD_SPAN);
+	const char *q, *line_end = s + len;
+	enum strength strength = NONE;
+	struct lead ld = { NONE, false, false, false };
+	bool failed = false;
+
+	if ((p = skip_leads(s, end, &ld)) == NULL)
+		return TEXTLINE_PLAIN;
+	if (ld.border)
+		line_end = before_right_border(p, line_end);
+	q = label_at(p, end, &strength);
+	if (q == NULL && ld.label == NONE)
+		q = component_then_label(&p, end, &ld, &strength, &failed);
 	for (int n = 0; n < 3 && q != NULL; n++) {
-		if (strength > label)
-			label = strength;
+		if (strength > ld.label)
+			ld.label = strength;
 		p = q;
 		q = label_at(p, end, &strength);
 	}
 	*body = (size_t)(p - s);
-	if (label == BANNER || is_banner(p, line_end))
+	if (ld.label == BANNER || is_banner(p, line_end) || is_legacy_claude_banner(p, line_end))
 		return TEXTLINE_BANNER;
-	if (gutter)
+	if (ld.gutter)
 		return TEXTLINE_PLAIN;   /* in a tool's output only the agent's own words count */
-	if (label == ERROR || is_status_core(p, line_end) || (failed && p < line_end && *p == '{'))
+	if (ld.label == ERROR || is_status_core(p, line_end) ||
+	    (failed && p < line_end && (*p == '{' || *p == '[')))
 		return TEXTLINE_ERROR;
 	return TEXTLINE_PLAIN;
 }
@@ -729,7 +873,8 @@ worth_reading(const char *s, size_t len)
 		return len > 1 && after_bracket[(unsigned char)s[1]];
 	if (IS_DIGIT(c))   /* a timestamp, "429 ...", "5-hour limit" */
 		return len > 3 && ((IS_DIGIT(s[1]) && IS_DIGIT(s[2]) &&
-		    (s[3] == ' ' || s[3] == ':' || s[3] == '{')) || (len > 7 && s[4] == '-' && s[7] == '-') ||
+		    (s[3] == ' ' || s[3] == ':' || s[3] == '{')) ||
+		    (len > 7 && (s[4] == '-' || s[4] == '/') && s[7] == s[4]) ||
 		    (len > 5 && s[2] == ':' && s[5] == ':') || s[1] == '-' || s[1] == ' ');
 	if (!IS_ALPHA(c) && c != '_')
 		return false;
@@ -859,6 +1004,7 @@ enum first_class { FIRST_PLAIN, FIRST_UNSURE, FIRST_BLANK, FIRST_WORD, FIRST_DIG
 static const unsigned char first_class[256] = {
 	[' '] = FIRST_BLANK, ['\t'] = FIRST_BLANK,
 	['`'] = FIRST_UNSURE, ['~'] = FIRST_UNSURE, ['{'] = FIRST_UNSURE, ['<'] = FIRST_UNSURE,
+	['\x1b'] = FIRST_UNSURE,
 	['A' ... 'Z'] = FIRST_WORD, ['a' ... 'z'] = FIRST_WORD, ['_'] = FIRST_WORD,
 	['0' ... '9'] = FIRST_DIGIT, ['['] = FIRST_BRACKET, [0xc2 ... 0xff] = FIRST_HIGH,
 };
@@ -902,14 +1048,44 @@ textline_quick_plain(const char *s, size_t len, const struct textline_bits *b, s
 	return quick_first(s, len, i, b, off);
 }
 
+/*
+ * A fence line, read the CommonMark way: a run of three or more '`' or '~'
+ * opens a code block (a '`' run with no '`' after it); only a run of the
+ * same character, at least as long, with nothing but blanks after it,
+ * closes it.  Returns whether the line opened or closed one.
+ */
+static bool
+fence_mark(struct textline_state *st, const char *s, size_t len)
+{
+	size_t n = 0, i;
+
+	while (n < len && s[n] == s[0])
+		n++;
+	if (st->in_fence) {
+		if (s[0] != st->fence_char || n < st->fence_len)
+			return false;
+		for (i = n; i < len && (s[i] == ' ' || s[i] == '\t'); i++)
+			;
+		if (i < len)
+			return false;
+		st->in_fence = false;
+		return true;
+	}
+	if (s[0] == '`' && memchr(s + n, '`', len - n) != NULL)
+		return false;   /* inline code, not a fence */
+	st->in_fence = true;
+	st->fence_char = s[0];
+	st->fence_len = n;
+	return true;
+}
+
 enum textline_kind
 textline_kind(struct textline_state *st, const char *s, size_t len, size_t indent, size_t *body)
 {
 	*body = 0;
-	if (len >= 3 && (s[0] == '`' || s[0] == '~') && s[1] == s[0] && s[2] == s[0] && indent < 4) {
-		st->in_fence = !st->in_fence;
+	if (len >= 3 && (s[0] == '`' || s[0] == '~') && s[1] == s[0] && s[2] == s[0] && indent < 4 &&
+	    fence_mark(st, s, len))
 		return TEXTLINE_PLAIN;
-	}
 	/* Code blocks, indented quotes and continuation lines never start a failure. */
 	if (st->in_fence || indent > 2 || len == 0 || !worth_reading(s, len))
 		return TEXTLINE_PLAIN;
@@ -929,24 +1105,192 @@ textline_may_be_header(const char *s, size_t len)
 	}
 }
 
+/* Can a line starting with '[' be the rest of a body (not a link
+ * definition "[1]: https://...", a checkbox "[x] done")? */
+static bool
+bracket_detail(const char *s, size_t len)
+{
+	const char *close = memchr(s, ']', len < 128 ? len : 128);
+
+	if (close != NULL && close + 1 < s + len && close[1] == ':')
+		return false;   /* "[1]: https://..." */
+	return len == 1 || strchr("{[\"]-0123456789tfn", s[1]) != NULL;
+}
+
+/* "/upgrade to increase your usage limit.", "/login to switch ...": a
+ * slash command the CLI suggests (not a path). */
+static bool
+slash_hint(const char *s, size_t len)
+{
+	size_t n = 1;
+
+	while (n < len && (IS_LOWER(s[n]) || s[n] == '-'))
+		n++;
+	return n > 1 && (n == len || s[n] == ' ');
+}
+
 bool
 textline_is_ordinary(const char *s, size_t len, size_t indent, enum textline_kind kind)
 {
 	static const char *const frame[] = {
 		"\xe2\x94\x82", "\xe2\x95\xad", "\xe2\x95\xb0", "\xe2\x94\x80",   /* │ ╭ ╰ ─ */
-		"\xe2\x80\xba", "\xe2\x9d\xaf",                                     /* › ❯ */
 	};
 
 	if (kind != TEXTLINE_PLAIN || indent > 0 || len == 0)
 		return false;
-	/* JSON, headers, tables, the prompt; "/upgrade ..." hints and "? for
-	 * shortcuts" are the agent's own frame, not the run going on. */
-	if (strchr("{}[]<>|/?", s[0]) != NULL && s[0] != '\0')
+	/* The rest of a body (JSON, closing brackets, a response header) is
+	 * detail; a table, a quote, a link definition or a list is content. */
+	switch (s[0]) {
+	case '{': case '}': case ']':
 		return false;
+	case '[':
+		return !bracket_detail(s, len);
+	case '<':
+		return !textline_may_be_header(s, len) && !AT(s, s + len, "< HTTP");
+	case '/':
+		return !slash_hint(s, len);
+	default:
+		break;
+	}
 	for (size_t i = 0; i < sizeof(frame) / sizeof(frame[0]); i++)
 		if (len >= 3 && memcmp(s, frame[i], 3) == 0)
 			return false;
 	return true;
+}
+
+/* Past a spinner frame Claude draws its turn summary with (✻ ✳ ✶ ✽ ✢ ·)
+ * and its blank, or NULL. */
+static const char *
+skip_spinner(const char *p, const char *end)
+{
+	static const char *const frames[] = {
+		"\xe2\x9c\xbb ", "\xe2\x9c\xb3 ", "\xe2\x9c\xb6 ", "\xe2\x9c\xbd ", "\xe2\x9c\xa2 ",
+		"\xc2\xb7 ",
+	};
+
+	for (size_t i = 0; i < sizeof(frames) / sizeof(frames[0]); i++)
+		if (at(p, end, frames[i], strlen(frames[i])))
+			return p + strlen(frames[i]);
+	return NULL;
+}
+
+/* "✻ Baked for 2m 4s", "✳ Cogitated for 0s · done 7:03 PM": Claude's turn
+ * summary, a spinner frame, one word and "for" a duration. */
+static bool
+turn_summary(const char *s, size_t len)
+{
+	const char *p, *end = s + len;
+
+	if ((p = skip_spinner(s, end)) == NULL || p >= end || !IS_UPPER(*p))
+		return false;
+	while (p < end && *p != ' ')
+		p++;
+	return AT(p, end, " for ") && p + 5 < end && IS_DIGIT(p[5]);
+}
+
+/* Footers, hints and status lines the agent CLIs print around an answer
+ * (docs/design.md section 4, "chrome"), matched at the line's start. */
+static const char *const chrome_starts[] = {
+	"? for shortcuts", "esc to interrupt", "Esc to cancel", "(Request ID:",
+	"Total usage est:", "Total duration", "Total code changes:", "Usage by model:",
+	"tokens used",
+	"Switch to extra usage", "What do you want to do?", "Press Ctrl-C again to exit",
+	"Resume this session with:", "To continue this session, run",
+	"\xe2\x8f\xb5\xe2\x8f\xb5",   /* "⏵⏵ accept edits on" */
+	"Node.js v", "Opening your options", "What do you want to do?", "Enter to confirm",
+	"Enter selection [", "Stop and wait for limit to reset", "Add funds to continue",
+	"Please retry if you think this is a transient or recoverable error",
+	"Please wait and try again later", "Possible quota limitations",
+	"Type your message or @path/to/file", "Press Ctrl+C again to exit", "Agent powering down",
+	"\xe2\x80\xbb recap:",   /* "※ recap:" */
+	"Starting new login following /upgrade", "Login interrupted",
+	"starting session | ", "logging to ", "working directory: ",
+};
+
+/* "❯ 1. ", "2. ": a menu's cursor and number, before the item. */
+static const char *
+skip_menu_marks(const char *p, const char *end)
+{
+	if (AT(p, end, "\xe2\x9d\xaf "))
+		p = skip_blanks(p + 4, end);
+	if (end - p >= 3 && IS_DIGIT(p[0]) && p[1] == '.' && p[2] == ' ')
+		p = skip_blanks(p + 3, end);
+	return p;
+}
+
+/* "12,345": the count codex prints under "tokens used". */
+static bool
+count_line(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!IS_DIGIT(s[i]) && s[i] != ',')
+			return false;
+	return len > 0 && IS_DIGIT(s[0]);
+}
+
+bool
+textline_is_chrome(const char *s, size_t len, bool screen)
+{
+	const char *end = s + len;
+
+	if (len == 0)
+		return false;
+	if (s[0] == '/' && slash_hint(s, len))
+		return true;
+	if (((unsigned char)s[0] >= 0xc2 && turn_summary(s, len)) || count_line(s, len))
+		return true;
+	s = skip_menu_marks(s, end);
+	for (size_t i = 0; i < sizeof(chrome_starts) / sizeof(chrome_starts[0]); i++)
+		if (at(s, end, chrome_starts[i], strlen(chrome_starts[i])))
+			return true;
+	if (AT(s, end, "Upgrade your plan"))
+		return true;
+	/* On a screen: the prompt and its box, a rule. */
+	if (screen && (s[0] == '>' || AT(s, end, "\xe2\x9d\xaf") || AT(s, end, "\xe2\x80\xba") ||
+	    AT(s, end, "\xe2\x95\xad") || AT(s, end, "\xe2\x95\xb0") || AT(s, end, "\xe2\x94\x80") ||
+	    AT(s, end, "\xe2\x94\x82 >") || AT(s, end, "\xe2\x94\x82 \xe2\x9d\xaf")))
+		return true;
+	return false;
+}
+
+/* Past the escape sequence at s[i] (an ESC). */
+static size_t
+escape_end(const char *s, size_t len, size_t i)
+{
+	if (++i >= len)
+		return i;
+	if (s[i] == '[') {   /* CSI: parameters, then a final byte 0x40 to 0x7e */
+		for (i++; i < len && ((unsigned char)s[i] < 0x40 || (unsigned char)s[i] > 0x7e); i++)
+			;
+		return i < len ? i + 1 : i;
+	}
+	if (s[i] == ']' || s[i] == 'P' || s[i] == '_' || s[i] == '^') {   /* OSC and strings */
+		for (i++; i < len; i++) {
+			if (s[i] == '\a')
+				return i + 1;
+			if (s[i] == '\x1b' && i + 1 < len && s[i + 1] == '\\')
+				return i + 2;
+		}
+		return i;
+	}
+	if (s[i] == '(' || s[i] == ')')   /* a charset designation */
+		return i + 2 < len ? i + 2 : len;
+	return i + 1;
+}
+
+size_t
+textline_strip_escapes(char *dst, const char *s, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len;) {
+		if (s[i] == '\x1b') {
+			i = escape_end(s, len, i);
+			continue;
+		}
+		dst[n++] = s[i++];
+	}
+	return n;
 }
 
 size_t

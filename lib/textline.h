@@ -27,6 +27,8 @@ enum textline_kind {
 
 struct textline_state {
 	bool in_fence;     /* inside a ``` or ~~~ code block */
+	char fence_char;   /* the block's '`' or '~' */
+	size_t fence_len;  /* and how many opened it: only as many or more close it */
 };
 
 /*
@@ -64,10 +66,25 @@ bool textline_quick_plain(const char *s, size_t len, const struct textline_bits 
 
 /*
  * Is a line that follows a failure line ordinary output, a sign that the
- * run went on?  Detail lines (indented, JSON, brackets, headers, the
- * prompt and the frame of a screen) are not.  kind is its textline_kind.
+ * run went on?  Prose, tables, quotes, lists and link definitions are;
+ * detail lines (indented, the rest of a JSON body, closing brackets,
+ * response headers, slash-command hints, a box's frame) are not.  kind is
+ * its textline_kind.
  */
 bool textline_is_ordinary(const char *s, size_t len, size_t indent, enum textline_kind kind);
+
+/*
+ * Is this line (after its leading blanks) the CLI's own chrome: a footer,
+ * a hint, a turn summary, a status line; on a screen also the prompt and
+ * its box?  Chrome after a failure leaves it standing.
+ */
+bool textline_is_chrome(const char *s, size_t len, bool screen);
+
+/*
+ * Copies s without its escape sequences (CSI such as colours, OSC, and the
+ * two-byte ones) into dst, which holds len bytes; returns the length.
+ */
+size_t textline_strip_escapes(char *dst, const char *s, size_t len);
 
 /*
  * Copies the body of an error line into dst (size >= 1) without what is

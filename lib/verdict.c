@@ -109,10 +109,10 @@ verdict_hold(struct classifier *c, struct held *h, const struct evidence *ev, bo
 	h->line = c->lineno;
 	h->ev = *ev;
 	h->own_reset = ev->reset.at > 0 && ev->reset.source == RESET_SRC_PROVIDER;
-	h->needs_failed_exit = false;
+	h->error_line = h->exit0_ok = h->soft = false;
 	if (h == &c->cand) {
-		c->gap_after_cand = c->went_on_after_gap = false;
-		c->ordinary_after_cand = c->message_lines = 0;
+		c->gap_after_cand = false;
+		c->message_lines = 0;
 	}
 	/* Headers printed beside a body may describe other windows (a weekly
 	 * one half used): the body's own reset, when it states one, wins. */
@@ -166,7 +166,7 @@ verdict_apply(struct classifier *c, enum record_kind kind, const struct evidence
 	case REC_CANDIDATE:
 		verdict_hold(c, &c->cand, ev, false);
 		/* An error body amid text (no family's records) is read like an error line. */
-		c->cand.needs_failed_exit = c->saw_text && !c->saw_family_event;
+		c->cand.error_line = c->saw_text && !c->saw_family_event;
 		if (ev->rejected_event)
 			verdict_hold(c, &c->rejected, ev, false);
 		verdict_emit(c, &c->cand);
@@ -220,27 +220,26 @@ verdict_without_records(const struct classifier *c, int exit_code, struct fail_s
 }
 
 /*
- * Did a run whose failure was read from text go on, or end for another
- * reason?  Three ordinary lines after the words, whatever the exit; unless
- * the run is known to have failed, one ordinary line past an empty line;
- * and an error line (not an agent's banner) never explains an exit 0.
+ * Does a failure read from text (or an error body amid text) stand at the
+ * end?  It is how the output ended (classify_text dropped it otherwise);
+ * in pipe mode an exit 0 says the answer was given, unless the failure
+ * was all the output (fixtures/README.md, "Plain text and screens").  A
+ * drawn screen shows what the person saw, whatever the exit.
  */
 static bool
-text_run_went_on(const struct classifier *c, int exit_code)
+text_failure_stands(const struct classifier *c, int exit_code)
 {
-	if (c->cand.text_only || !c->saw_family_event) {
-		if (c->ordinary_after_cand >= TEXT_WENT_ON_LINES)
-			return true;
-		if (exit_code <= 0 && c->went_on_after_gap)
-			return true;
-	}
-	return exit_code == 0 && c->cand.needs_failed_exit;
+	if (!c->cand.text_only && c->saw_family_event)
+		return true;
+	if (c->screen_drawn || exit_code != 0)
+		return true;
+	return c->cand.exit0_ok && !c->cand.soft;
 }
 
 void
 verdict_finish(struct classifier *c, int exit_code, struct fail_signal *out)
 {
-	if (c->outcome == OUT_PENDING && c->cand.have && text_run_went_on(c, exit_code))
+	if (c->outcome == OUT_PENDING && c->cand.have && !text_failure_stands(c, exit_code))
 		c->cand.have = false;
 	if (c->outcome == OUT_FAILURE)
 		signal_from_evidence(c, &c->term, out);
