@@ -888,12 +888,18 @@ evidence_check(const struct entry *e, const char *text, const char *how)
 	    reason_name(e->reason), e->reset, e->scope);
 }
 
+/* As printed, behind each label (whose words must not change the
+ * reason), and behind its status. */
 static void
 evidence_side(const struct entry *e)
 {
 	char framed[CASE_MAX];
 
 	evidence_check(e, e->text, "as printed");
+	for (size_t i = 1; i < NLABELS && !e->banner; i++) {
+		snprintf(framed, sizeof(framed), "%s%s", labels[i], e->text);
+		evidence_check(e, framed, labels[i]);
+	}
 	if (strcmp(e->status, "-") == 0)
 		return;
 	snprintf(framed, sizeof(framed), "Error code: %s - %s", e->status, e->text);
