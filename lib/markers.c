@@ -86,6 +86,9 @@ static const struct marker text_markers[] = {
 	{ REASON_CREDIT_EXHAUSTED, "allocationquota.freetieronly" },
 	{ REASON_CREDIT_EXHAUSTED, "arrearage" },
 	{ REASON_CREDIT_EXHAUSTED, "you have no quota" },
+	{ REASON_CREDIT_EXHAUSTED, "billing_not_active" },
+	{ REASON_CREDIT_EXHAUSTED, "account is not active" },
+	{ REASON_CREDIT_EXHAUSTED, "key limit exceeded" },
 	{ REASON_CREDIT_EXHAUSTED, "account is in good standing" },
 	{ REASON_CREDIT_EXHAUSTED, "budget has been exceeded" },
 	{ REASON_CREDIT_EXHAUSTED, "budgetexceedederror" },
@@ -428,6 +431,11 @@ evidence_reason(const struct evidence *ev)
 	if (marker_in(ev->text, "exceeded your current quota") && !window_words(ev) &&
 	    !reason_matches(ev, REASON_USAGE_LIMIT))
 		return REASON_CREDIT_EXHAUSTED;
+	/* "The engine is currently overloaded" sent with a 429 (Kimi): the
+	 * words name the server's capacity, the status only the refusal. */
+	if (ev->http_status == 429 && markers_match(ev, REASON_OVERLOADED) && !markers_match(ev, REASON_RATE_LIMIT) &&
+	    !reason_matches(ev, REASON_USAGE_LIMIT) && !markers_match(ev, REASON_CREDIT_EXHAUSTED))
+		return REASON_OVERLOADED;
 	for (size_t i = 0; i < sizeof(precedence) / sizeof(precedence[0]); i++)
 		if (reason_matches(ev, precedence[i]))
 			return precedence[i];
