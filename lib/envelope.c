@@ -1,7 +1,9 @@
 /*
  * Provider error envelopes (Anthropic, OpenAI, Google RPC, OpenRouter,
- * Codex backend, Mistral, xAI, opencode), whether they arrive as a JSON
- * record, as JSON inside a JSON string, or as a Python repr inside text.
+ * Codex backend, Mistral, xAI, opencode, AWS, DashScope), whether they
+ * arrive as a JSON record, as JSON inside a JSON string, or as a Python
+ * repr inside text.  fixtures/catalogue/signatures.tsv lists the shapes
+ * with their sources.
  */
 #include <ctype.h>
 #include <math.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 
 #include "dialect.h"
+#include "jsonsubset.h"
 #include "textutil.h"
 #include "timeparse.h"
 
@@ -185,6 +188,47 @@ error_object(struct evidence *ev, json_t *e, time_t now, int depth)
 		openrouter_metadata(ev, json_object_get(e, "metadata"), now, depth);
 }
 
+/* An AWS error: the JSON protocol's {"__type":"ns#ThrottlingException",
+ * "message":...} body, or an SDK v3 error object as JSON.stringify writes
+ * it ({"name":...,"$metadata":{"httpStatusCode":429},"message":...}). */
+static bool
+aws_error(struct evidence *ev, json_t *obj, time_t now)
+{
+	const char *type = jstr(obj, "__type"), *hash;
+	json_t *meta = json_object_get(obj, "$metadata");
+
+	if (type == NULL && !(json_is_object(meta) && jstr(obj, "name") != NULL))
+		return false;
+	if (type != NULL && (hash = strrchr(type, '#')) != NULL)
+		type = hash + 1;
+	evidence_add_type(ev, type != NULL ? type : jstr(obj, "name"));
+	if (json_is_object(meta))
+		code_field(ev, meta, "httpStatusCode");
+	evidence_text_field(ev, obj, "message", now);
+	evidence_text_field(ev, obj, "Message", now);
+	return true;
+}
+
+/* A body of nothing but a message, a request id and perhaps a code
+ * (Mistral's {"message":"Unauthorized","request_id":...}, DashScope's
+ * {"code":"Throttling.RateQuota","message":...,"request_id":...}): the
+ * request id says it is a provider's answer, not any object with a message. */
+static bool
+bare_error(struct evidence *ev, json_t *obj, time_t now)
+{
+	const char *key;
+	json_t *v;
+
+	if (jstr(obj, "message") == NULL || jstr(obj, "request_id") == NULL)
+		return false;
+	json_object_foreach(obj, key, v)
+		if (strcmp(key, "message") != 0 && strcmp(key, "request_id") != 0 && strcmp(key, "code") != 0)
+			return false;
+	code_field(ev, obj, "code");
+	evidence_text_field(ev, obj, "message", now);
+	return true;
+}
+
 bool
 envelope_evidence(json_t *obj, time_t now, struct evidence *ev, int depth)
 {
@@ -194,6 +238,8 @@ envelope_evidence(json_t *obj, time_t now, struct evidence *ev, int depth)
 
 	if (!json_is_object(obj) || depth > NESTING_MAX)
 		return false;
+	if (e == NULL && (aws_error(ev, obj, now) || bare_error(ev, obj, now)))
+		return true;
 	if (json_is_object(e)) {
 		error_object(ev, e, now, depth);
 	} else if (json_is_string(e) && (typed_error || json_object_get(obj, "code") != NULL)) {
@@ -280,7 +326,7 @@ load_prefix(const char *s, size_t len)
 {
 	json_error_t jerr;
 
-	return json_loadb(s, len, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &jerr);
+	return json_load_any(s, len, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &jerr);
 }
 
 bool
@@ -330,6 +376,7 @@ status_context(const char *s, size_t len, size_t i)
 	static const char *const before[] = {
 		"status", "error code", "api error", "error", "http", "code", "(", "http/1.1", "http/2",
 		"exhausted",   /* google.api_core.exceptions.ResourceExhausted: 429 ... */
+		"failed",      /* "Execution failed: 402 You have no quota" */
 	};
 	static const char *const after[] = {
 		" too many", " unauthorized", " payment required", " forbidden", " not found",
@@ -402,6 +449,84 @@ capacity_model(struct evidence *ev, const char *low, size_t n)
 	utf8_copy(ev->scope_model, sizeof(ev->scope_model), model);
 }
 
+/* A model name at p (lowercase text): letters, digits and "-._/:", no
+ * trailing dot; with a digit and a '-' in it, or it is no model's name. */
+static size_t
+model_name_len(const char *p, const char *end)
+{
+	size_t len = 0;
+	bool digit = false, dash = false;
+
+	while (p + len < end && len + 1 < SIGNAL_FIELD_MAX &&
+	    (isalnum((unsigned char)p[len]) || strchr("-._/:", p[len]) != NULL)) {
+		digit |= isdigit((unsigned char)p[len]) != 0;
+		dash |= p[len] == '-';
+		len++;
+	}
+	while (len > 0 && (p[len - 1] == '.' || p[len - 1] == ':'))
+		len--;
+	return digit && dash ? len : 0;
+}
+
+static void
+scope_set(struct evidence *ev, const char *p, size_t len)
+{
+	char model[SIGNAL_FIELD_MAX];
+
+	if (len == 0 || len >= sizeof(model) || ev->scope_model[0] != '\0')
+		return;
+	memcpy(model, p, len);
+	model[len] = '\0';
+	utf8_copy(ev->scope_model, sizeof(ev->scope_model), model);
+}
+
+/* Gemini's per-model quota in words: "limit: 0, model: gemini-3-pro",
+ * "your daily gemini-2.5-pro quota". */
+static void
+quota_model(struct evidence *ev, const char *low, size_t n)
+{
+	const char *end = low + n, *p;
+
+	if ((p = memmem(low, n, ", model: ", 9)) != NULL && memmem(low, (size_t)(p - low), "limit: ", 7) != NULL)
+		scope_set(ev, p + 9, model_name_len(p + 9, end));
+	for (p = memmem(low, n, "daily ", 6); p != NULL && ev->scope_model[0] == '\0';
+	    p = memmem(p + 6, (size_t)(end - p - 6), "daily ", 6)) {
+		size_t len = model_name_len(p + 6, end);
+
+		if (len > 0 && (size_t)(end - p - 6) > len + 6 && memcmp(p + 6 + len, " quota", 6) == 0)
+			scope_set(ev, p + 6, len);
+	}
+}
+
+/* "quota metric 'Gemini 2.5 Pro Requests'": the metric of one model,
+ * named in words; its model is "gemini-2.5-pro". */
+static void
+metric_model(struct evidence *ev, const char *low, size_t n)
+{
+	static const char lead[] = "quota metric '";
+	static const char *const units[] = { " input tokens", " output tokens", " tokens", " requests" };
+	const char *p = memmem(low, n, lead, sizeof(lead) - 1), *q;
+	char model[SIGNAL_FIELD_MAX];
+	size_t len;
+
+	if (p == NULL || ev->scope_model[0] != '\0')
+		return;
+	p += sizeof(lead) - 1;
+	if ((q = memchr(p, '\'', (size_t)(low + n - p))) == NULL || (len = (size_t)(q - p)) >= sizeof(model))
+		return;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		size_t u = strlen(units[i]);
+
+		if (len > u && memcmp(p + len - u, units[i], u) == 0) {
+			len -= u;
+			break;
+		}
+	}
+	for (size_t i = 0; i < len; i++)
+		model[i] = p[i] == ' ' ? '-' : p[i];
+	scope_set(ev, model, model_name_len(model, model + len) == len ? len : 0);
+}
+
 void
 evidence_add_text(struct evidence *ev, const char *s, size_t len, time_t now)
 {
@@ -414,6 +539,8 @@ evidence_add_text(struct evidence *ev, const char *s, size_t len, time_t now)
 	n = lower_copy(low, sizeof(low), s, len);
 	append_text(ev->text, sizeof(ev->text), low, n);
 	capacity_model(ev, low, n);
+	quota_model(ev, low, n);
+	metric_model(ev, low, n);
 	evidence_set_message(ev, s, len);
 	status_from_text(ev, s, len < 4096 ? len : 4096);
 	if (text_depth < NESTING_MAX && memchr(s, '{', len) != NULL) {

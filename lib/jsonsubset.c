@@ -248,3 +248,69 @@ json_subset_load(const char *s, size_t len)
 	}
 	return v;
 }
+
+/* The value of the \uXXXX escape at s[i] (s[i] is the backslash), or -1. */
+static long
+escape_at(const char *s, size_t len, size_t i)
+{
+	long v = 0;
+
+	if (len - i < 6 || s[i + 1] != 'u')
+		return -1;
+	for (size_t k = i + 2; k < i + 6; k++) {
+		char c = s[k];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+		    c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+		if (d < 0)
+			return -1;
+		v = v * 16 + d;
+	}
+	return v;
+}
+
+/*
+ * Rewrites each lone surrogate escape of s in place as \ufffd; true when
+ * there was one.  Escapes are read from the left, two bytes at a time for
+ * the short ones, so "\\ud83d" (an escaped backslash) is never taken for one.
+ */
+static bool
+mend_lone_surrogates(char *s, size_t len)
+{
+	bool mended = false;
+
+	for (size_t i = 0; i + 1 < len; i++) {
+		long v, next;
+
+		if (s[i] != '\\')
+			continue;
+		if ((v = escape_at(s, len, i)) < 0xd800 || v > 0xdfff) {
+			i++;
+			continue;
+		}
+		next = i + 6 < len && s[i + 6] == '\\' ? escape_at(s, len, i + 6) : -1;
+		if (v <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+			i += 11;
+			continue;
+		}
+		memcpy(s + i, "\\ufffd", 6);
+		mended = true;
+		i += 5;
+	}
+	return mended;
+}
+
+json_t *
+json_load_any(const char *s, size_t len, size_t flags, json_error_t *err)
+{
+	json_t *v = json_loadb(s, len, flags | JSON_ALLOW_NUL, err);
+	char *copy;
+
+	if (v != NULL || memmem(s, len, "\\u", 2) == NULL || (copy = malloc(len > 0 ? len : 1)) == NULL)
+		return v;
+	memcpy(copy, s, len);
+	if (mend_lone_surrogates(copy, len))
+		v = json_loadb(copy, len, flags | JSON_ALLOW_NUL, err);
+	free(copy);
+	return v;
+}

@@ -62,4 +62,13 @@ size_t json_subset_number_len(const char *s, const char *end);
  * memory ran out: then parse it. */
 json_t *json_subset_load(const char *s, size_t len);
 
+/*
+ * json_loadb() for any valid document, as Node's JSON.stringify writes
+ * them: strings may hold \u0000 (JSON_ALLOW_NUL), and a lone surrogate
+ * escape (\ud83d with no pair, which jansson refuses) is read as \ufffd.
+ * The replacement has the escape's length, so err->position still points
+ * into s.  The caller owns the returned value.
+ */
+json_t *json_load_any(const char *s, size_t len, size_t flags, json_error_t *err);
+
 #endif

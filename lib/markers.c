@@ -84,6 +84,14 @@ static const struct marker text_markers[] = {
 	{ REASON_CREDIT_EXHAUSTED, "out of free credits" },
 	{ REASON_CREDIT_EXHAUSTED, "free quota has been exhausted" },
 	{ REASON_CREDIT_EXHAUSTED, "allocationquota.freetieronly" },
+	{ REASON_CREDIT_EXHAUSTED, "arrearage" },
+	{ REASON_CREDIT_EXHAUSTED, "you have no quota" },
+	{ REASON_CREDIT_EXHAUSTED, "billing_not_active" },
+	{ REASON_CREDIT_EXHAUSTED, "account is not active" },
+	{ REASON_CREDIT_EXHAUSTED, "key limit exceeded" },
+	{ REASON_CREDIT_EXHAUSTED, "account is in good standing" },
+	{ REASON_CREDIT_EXHAUSTED, "budget has been exceeded" },
+	{ REASON_CREDIT_EXHAUSTED, "budgetexceedederror" },
 	{ REASON_INVALID_REQUEST, "request too large for" },
 	{ REASON_RATE_LIMIT, "rate limit" },
 	{ REASON_RATE_LIMIT, "rate_limit" },
@@ -101,12 +109,16 @@ static const struct marker text_markers[] = {
 	{ REASON_RATE_LIMIT, "freeusagelimiterror" },
 	{ REASON_RATE_LIMIT, "no deployments available" },
 	{ REASON_RATE_LIMIT, "allocated quota exceeded" },
+	{ REASON_RATE_LIMIT, "servicequotaexceeded" },
+	{ REASON_RATE_LIMIT, "exceeds the service quota" },
 	{ REASON_OVERLOADED, "overloaded" },
 	{ REASON_OVERLOADED, "at capacity" },
 	{ REASON_OVERLOADED, "high demand" },
 	{ REASON_OVERLOADED, "model_capacity_exhausted" },
 	{ REASON_OVERLOADED, "model_capacity_exceeded" },
 	{ REASON_OVERLOADED, "capacity exceeded" },
+	{ REASON_OVERLOADED, "over capacity" },
+	{ REASON_OVERLOADED, "no capacity available" },
 	{ REASON_UNAVAILABLE, "internal server error" },
 	{ REASON_UNAVAILABLE, "internal_server_error" },
 	{ REASON_UNAVAILABLE, "internalservererror" },
@@ -127,6 +139,8 @@ static const struct marker text_markers[] = {
 	{ REASON_UNAVAILABLE, "apiconnectionerror" },
 	{ REASON_UNAVAILABLE, "network error" },
 	{ REASON_UNAVAILABLE, "could not connect to" },
+	{ REASON_UNAVAILABLE, "connection refused" },
+	{ REASON_UNAVAILABLE, "serviceunavailableexception" },
 	{ REASON_AUTH, "authentication_error" },
 	{ REASON_AUTH, "authentication_failed" },
 	{ REASON_AUTH, "permission_error" },
@@ -159,6 +173,11 @@ static const struct marker text_markers[] = {
 	{ REASON_AUTH, "refresh_token_reused" },
 	{ REASON_AUTH, "oauth authentication is currently not allowed" },
 	{ REASON_AUTH, "authentication error" },
+	{ REASON_AUTH, "accessdeniedexception" },
+	{ REASON_AUTH, "expiredtokenexception" },
+	{ REASON_AUTH, "unrecognizedclientexception" },
+	{ REASON_AUTH, "security token included in the request is" },
+	{ REASON_AUTH, "no auth credentials" },
 	{ REASON_TIMEOUT, "timeout_error" },
 	{ REASON_TIMEOUT, "idle timeout" },
 	{ REASON_TIMEOUT, "timed out" },
@@ -182,6 +201,10 @@ static const struct marker text_markers[] = {
 	{ REASON_INVALID_REQUEST, "fatalinputerror" },
 	{ REASON_INVALID_REQUEST, "invalid request format" },
 	{ REASON_INVALID_REQUEST, "context length exceeded" },
+	{ REASON_INVALID_REQUEST, "contextwindowexceedederror" },
+	{ REASON_INVALID_REQUEST, "validationexception" },
+	{ REASON_INVALID_REQUEST, "input is too long" },
+	{ REASON_INVALID_REQUEST, "extra usage is required for" },
 };
 
 /* Whole typed values too short or too common to be substrings. */
@@ -397,14 +420,22 @@ evidence_reason(const struct evidence *ev)
 		return REASON_USAGE_LIMIT;
 	if (capacity_exhausted(ev))
 		return REASON_OVERLOADED;
-	/* Too-large requests say "rate limit" but never succeed as they are. */
-	if (marker_in(ev->text, "request too large for") && !reason_matches(ev, REASON_USAGE_LIMIT))
+	/* Too-large requests say "rate limit" but never succeed as they are;
+	 * nor does a long-context request the plan does not include, whatever
+	 * status it came with (a 429 rate_limit_error). */
+	if ((marker_in(ev->text, "request too large for") || marker_in(ev->text, "extra usage is required for")) &&
+	    !reason_matches(ev, REASON_USAGE_LIMIT))
 		return REASON_INVALID_REQUEST;
 	/* OpenAI's insufficient_quota text; Gemini's per-minute limit says the
 	 * same words beside words of a window (RESOURCE_EXHAUSTED, a metric). */
 	if (marker_in(ev->text, "exceeded your current quota") && !window_words(ev) &&
 	    !reason_matches(ev, REASON_USAGE_LIMIT))
 		return REASON_CREDIT_EXHAUSTED;
+	/* "The engine is currently overloaded" sent with a 429 (Kimi): the
+	 * words name the server's capacity, the status only the refusal. */
+	if (ev->http_status == 429 && markers_match(ev, REASON_OVERLOADED) && !markers_match(ev, REASON_RATE_LIMIT) &&
+	    !reason_matches(ev, REASON_USAGE_LIMIT) && !markers_match(ev, REASON_CREDIT_EXHAUSTED))
+		return REASON_OVERLOADED;
 	for (size_t i = 0; i < sizeof(precedence) / sizeof(precedence[0]); i++)
 		if (reason_matches(ev, precedence[i]))
 			return precedence[i];

@@ -134,6 +134,38 @@ test_random_lines_agree(void **state)
 	assert_true(read > 100);
 }
 
+/* Node's JSON.stringify writes \u0000 and lone surrogates: both documents
+ * are valid JSON and are read; a pair and an escaped backslash stay as
+ * they are. */
+static void
+test_load_any_reads_node_strings(void **state)
+{
+	static const char nul[] = "{\"type\":\"result\",\"result\":\"a\\u0000b\",\"is_error\":true}";
+	static const char lone[] = "{\"result\":\"cut \\ud83d here \\ude00 and \\ud83d\\ude00\",\"n\":1}";
+	static const char escaped[] = "{\"s\":\"\\\\ud83d\"}";
+	json_error_t jerr;
+	json_t *v;
+
+	(void)state;
+	assert_null(json_loadb(lone, sizeof(lone) - 1, 0, &jerr));
+	v = json_load_any(nul, sizeof(nul) - 1, 0, &jerr);
+	assert_non_null(v);
+	assert_int_equal(json_string_length(json_object_get(v, "result")), 3);
+	assert_true(json_is_true(json_object_get(v, "is_error")));
+	json_decref(v);
+	v = json_load_any(lone, sizeof(lone) - 1, 0, &jerr);
+	assert_non_null(v);
+	assert_string_equal(json_string_value(json_object_get(v, "result")),
+	    "cut \xef\xbf\xbd here \xef\xbf\xbd and \xf0\x9f\x98\x80");
+	assert_int_equal(json_integer_value(json_object_get(v, "n")), 1);
+	json_decref(v);
+	v = json_load_any(escaped, sizeof(escaped) - 1, 0, &jerr);
+	assert_non_null(v);
+	assert_string_equal(json_string_value(json_object_get(v, "s")), "\\ud83d");
+	json_decref(v);
+	assert_null(json_load_any("{\"a\":", 5, 0, &jerr));
+}
+
 int
 main(void)
 {
@@ -141,6 +173,7 @@ main(void)
 		cmocka_unit_test(test_reads_what_jansson_reads),
 		cmocka_unit_test(test_leaves_the_rest_to_jansson),
 		cmocka_unit_test(test_random_lines_agree),
+		cmocka_unit_test(test_load_any_reads_node_strings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
