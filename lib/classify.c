@@ -243,9 +243,13 @@ text_after(const struct classifier *c, const char *s, size_t len, size_t indent,
 	if (kind == TEXTLINE_HEADER)
 		return AFTER_DETAIL;
 	if (indent > 0) {
-		if (c->screen || c->cand.error_line)
+		/* Four blanks after an empty line open a code block (CommonMark). */
+		if (indent >= 4 && c->gap_after_cand && !c->screen)
+			return AFTER_CONTENT;
+		/* A stack trace, a screen's layout, lines indented under it. */
+		if (c->screen || c->cand.error_line || indent >= 4)
 			return AFTER_DETAIL;
-		return indent < 4 ? AFTER_WRAP : AFTER_CONTENT;
+		return AFTER_WRAP;
 	}
 	if (!textline_is_ordinary(s, len, 0, kind))
 		return AFTER_DETAIL;

@@ -65,7 +65,7 @@ salvage(struct classifier *c, const char *s, size_t len)
 
 	while ((p = memmem(p, len - (size_t)(p - s), "{\"type\":", 8)) != NULL && tries++ < 8) {
 		json_error_t jerr;
-		json_t *v = json_loadb(p, len - (size_t)(p - s), JSON_DISABLE_EOF_CHECK, &jerr);
+		json_t *v = json_load_any(p, len - (size_t)(p - s), JSON_DISABLE_EOF_CHECK, &jerr);
 
 		if (v != NULL) {
 			size_t used = (size_t)jerr.position;
@@ -102,7 +102,7 @@ handle_json_line(struct classifier *c, const char *s, size_t len)
 	if (prefilter_unchanged(c, s, len))
 		return;
 	if ((v = json_subset_load(s, len)) == NULL)
-		v = json_loadb(s, len, 0, &jerr);
+		v = json_load_any(s, len, 0, &jerr);
 	if (v == NULL) {
 		salvage(c, s, len);
 		return;
@@ -216,7 +216,7 @@ doc_feed(struct classifier *c, const char *s, size_t len)
 	c->doc[c->doc_len++] = '\n';
 	if (len >= 1 && (s[0] == '}' || s[0] == ']')) {
 		json_error_t jerr;
-		json_t *v = json_loadb(c->doc, c->doc_len, 0, &jerr);
+		json_t *v = json_load_any(c->doc, c->doc_len, 0, &jerr);
 
 		if (v == NULL && (size_t)jerr.position >= c->doc_len)
 			return true;    /* not closed yet */
@@ -283,16 +283,20 @@ json_possible(const struct classifier *c, const char *s, size_t len)
 		return true;
 	if (s[0] != '[')
 		return false;
-	if (len == 1 || s[1] == '{' || s[1] == '[')
-		return true;
-	while (len > 1 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
-		len--;
-	/* (strchr finds the terminator for a NUL: "[\0...]" is no JSON.) */
-	return s[len - 1] == ']' && s[1] != '\0' && strchr(" \t\"]-0123456789tfn", s[1]) != NULL;
+	return textline_bracket_json(s, len);
 }
 
-/* A line that starts with a colour or another escape sequence (codex exec
- * --color always), read without them; NULL when the copy cannot be made. */
+/* Does a line have a colour or another escape sequence where it is judged
+ * (codex exec --color always)?  The hot loop's first look,
+ * textline_quick_plain, reads a first word up to an escape. */
+static bool
+coloured(const char *s, size_t len)
+{
+	return memchr(s, '\x1b', len < TEXTLINE_HEAD_SPAN ? len : TEXTLINE_HEAD_SPAN) != NULL;
+}
+
+/* Such a line, read without its escape sequences; NULL when the copy
+ * cannot be made. */
 static const char *
 without_escapes(struct classifier *c, const char *s, size_t *len)
 {
@@ -320,7 +324,7 @@ process_line(struct classifier *c, const char *s, size_t len)
 		return;
 	while (i < len && (s[i] == ' ' || s[i] == '\t'))
 		i++;
-	if (i < len && s[i] == '\x1b' && (s = without_escapes(c, s, &len)) != NULL)
+	if (i < len && coloured(s + i, len - i) && (s = without_escapes(c, s, &len)) != NULL)
 		for (i = 0; i < len && (s[i] == ' ' || s[i] == '\t'); i++)
 			;
 	if (s == NULL || i == len) {
@@ -606,7 +610,13 @@ read_as_plain(struct classifier *c, const char *s, size_t len)
 		len--;
 	while (i < len && (s[i] == ' ' || s[i] == '\t'))
 		i++;
-	if (i == len || s[i] == '`' || s[i] == '~' || s[i] == '\x1b' || json_possible(c, s + i, len - i))
+	if (i < len && coloured(s + i, len - i)) {   /* as process_line reads it */
+		if ((s = without_escapes(c, s, &len)) == NULL)
+			return false;
+		for (i = 0; i < len && (s[i] == ' ' || s[i] == '\t'); i++)
+			;
+	}
+	if (i == len || s[i] == '`' || s[i] == '~' || json_possible(c, s + i, len - i))
 		return false;
 	if ((s[len - 1] == '{' || s[len - 1] == '[' || s[len - 1] == ' ') &&
 	    labelled_body_at(s + i, len - i) > 0)

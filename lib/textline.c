@@ -318,8 +318,9 @@ skip_failed(const char *p, const char *end)
 		return NULL;
 	if (memcmp(colon - 7, " failed", 7) != 0 && !AT(p, end, "Failed to "))
 		return NULL;
+	/* Words only: "The log showed `x failed:" is a sentence quoting one. */
 	for (const char *q = p; q < colon; q++)
-		if (*q == ' ' && ++spaces > 6)
+		if ((*q == ' ' && ++spaces > 6) || (!IS_WORD(*q) && *q != ' '))
 			return NULL;
 	return skip_blanks(colon + 1, end);
 }
@@ -329,7 +330,7 @@ skip_failed(const char *p, const char *end)
 /* Exception classes whose name says what failed. */
 static const char *const class_ends[] = {
 	"Error", "Exception", "Exhausted", "Unavailable", "TooManyRequests", "Forbidden",
-	"Unauthorized", "Unauthenticated", "PermissionDenied", "DeadlineExceeded",
+	"Unauthorized", "Unauthenticated", "PermissionDenied", "DeadlineExceeded", "Timeout",
 };
 
 /* "openai.RateLimitError:", "google.api_core.exceptions.ResourceExhausted:",
@@ -422,10 +423,30 @@ error_phrase_label(const char *p, const char *end)
 		return NULL;
 	if (!leading && !(IS_UPPER(*p) && ends_in_error_word(p, colon)))
 		return NULL;
+	/* Words only: "The log showed `API Error:" is a sentence quoting one. */
 	for (const char *q = p; q < colon; q++)
-		if (*q == ' ' && ++spaces > 5)
+		if ((*q == ' ' && ++spaces > 5) || (!IS_WORD(*q) && *q != ' '))
 			return NULL;
 	return skip_blanks(colon + 1, end);
+}
+
+/* "An error occurred (ThrottlingException) when calling the Converse
+ * operation: ": the AWS SDKs' error line, the class in parentheses. */
+static const char *
+botocore_label(const char *p, const char *end)
+{
+	const char *q, *op;
+
+	if (!AT(p, end, "An error occurred ("))
+		return NULL;
+	p += 19;   /* the body starts at the class, which names the failure */
+	q = memchr(p, ')', (size_t)(end - p));
+	if (q == NULL || !AT(q, end, ") when calling the "))
+		return NULL;
+	op = memchr(q, ':', (size_t)(end - q));
+	if (op == NULL || op - q < 20 || memcmp(op - 9, "operation", 9) != 0)
+		return NULL;
+	return p;
 }
 
 /* One label at p; *strength says whose wording it is. */
@@ -441,6 +462,10 @@ label_at(const char *p, const char *end, enum strength *strength)
 	if (*p == 'A' && (AT(p, end, "API Error: ") || AT(p, end, "API Error ("))) {
 		*strength = BANNER;
 		return p + 10;   /* the body starts at "(429 {...}) · Retrying" */
+	}
+	if (*p == 'A' && (q = botocore_label(p, end)) != NULL) {
+		*strength = ERROR;
+		return q;
 	}
 	if ((q = provider_label(p, end)) != NULL) {
 		*strength = BANNER;
@@ -544,11 +569,16 @@ static const struct banner banners[] = {
 	{ "You've hit your limit for Claude messages", "EsS" },
 	{ "You're out of extra usage", "Es" },
 	{ "Sorry, you've hit a rate limit", "*" },
+	{ "Sorry, your request is rate-limited", "*" },
 	{ "Claude AI usage limit reached", "E|" },
 	{ "Claude usage limit reached.", "*" },
 	{ "5-hour limit reached", "Es" },
 	{ "5 hour limit reached", "Es" },
 	{ "Credit balance is too low", "Es" },
+	{ "Credit balance too low", "Es" },
+	{ "You've reached your usage limit", "EsS" },
+	{ "You've reached your usage limit for this period", "*" },
+	{ "You've reached your usage limit for this billing cycle", "*" },
 	{ "No capacity available for model", "*" },
 	{ "Your credit balance is too low", "*" },
 	{ "You have reached your specified API usage limits", "ES" },
@@ -679,7 +709,7 @@ is_status_core(const char *p, const char *end)
 	if (!is_error_status(p, end))
 		return false;
 	q = p + 3;
-	if (q == end || AT(q, end, " {") || AT(q, end, " [") || AT(q, end, ": ") || AT(q, end, " status code") ||
+	if (q == end || AT(q, end, " {") || AT(q, end, " [") || AT(q, end, " \"") || AT(q, end, ": ") || AT(q, end, " status code") ||
 	    (q + 1 < end && *q == ' ' && IS_UPPER(q[1])))
 		return true;
 	/* "529 overloaded_error: ..." */
@@ -737,7 +767,7 @@ is_legacy_claude_banner(const char *p, const char *end)
  * makes plain (an INFO log line, a glyph that frames no message). */
 struct lead {
 	enum strength label;
-	bool gutter, border, stamped;
+	bool gutter, border, stamped, glyph;
 };
 
 static const char *
@@ -749,11 +779,16 @@ skip_leads(const char *p, const char *end, struct lead *ld)
 	if ((unsigned char)*p >= 0xc2) {
 		if ((q = skip_glyph_border(p, end, &ld->gutter, &ld->border)) == NULL)
 			return NULL;
+		ld->glyph = true;
 		p = q;
 	}
 	if ((IS_DIGIT(*p) || *p == '[') && (q = skip_timestamp(p, end)) != NULL) {
 		ld->stamped = true;
 		p = q;
+		if ((unsigned char)*p >= 0xc2 && (q = skip_glyph_border(p, end, &ld->gutter, &ld->border)) != NULL) {
+			ld->glyph = true;   /* "[2026-11-30T11:59:42] ✗ Execution failed: ..." */
+			p = q;
+		}
 	}
 	if ((IS_UPPER(*p) || *p == '[') && (q = skip_level(p, end, &ld->label, &plain)) != NULL) {
 		if (plain)
@@ -780,10 +815,8 @@ component_then_label(const char **pp, const char *end, struct lead *ld, enum str
 		*pp = r;   /* "llm: Error: ...", "2026-... WARN llm: ..." */
 		return label_at(r, end, strength);
 	}
-	if ((r = skip_failed(p, end)) != NULL &&
-	    (is_status_core(r, end) || is_banner(r, end) || *r == '{' || *r == '[' ||
-	    label_at(r, end, strength) != NULL)) {
-		*pp = r;   /* "Model call failed: {...}" */
+	if ((r = skip_failed(p, end)) != NULL) {
+		*pp = r;   /* "Model call failed: {...}", "Failed to get response: ..." */
 		*failed = true;
 		return label_at(r, end, strength);
 	}
@@ -796,7 +829,7 @@ head_kind(const char *s, size_t len, size_t *body)
 	const char *p, *end = s + (len < TEXTLINE_HEAD_SPAN ? len : TEXTLINE_HEAD_SPAN);
 	const char *q, *line_end = s + len;
 	enum strength strength = NONE;
-	struct lead ld = { NONE, false, false, false };
+	struct lead ld = { NONE, false, false, false, false };
 	bool failed = false;
 
 	if ((p = skip_leads(s, end, &ld)) == NULL)
@@ -815,10 +848,9 @@ head_kind(const char *s, size_t len, size_t *body)
 	*body = (size_t)(p - s);
 	if (ld.label == BANNER || is_banner(p, line_end) || is_legacy_claude_banner(p, line_end))
 		return TEXTLINE_BANNER;
-	if (ld.gutter)
-		return TEXTLINE_PLAIN;   /* in a tool's output only the agent's own words count */
-	if (ld.label == ERROR || is_status_core(p, line_end) ||
-	    (failed && p < line_end && (*p == '{' || *p == '[')))
+	/* A body a "failed:" phrase or a screen's glyph frames is an error's. */
+	if (ld.label == ERROR || failed || is_status_core(p, line_end) ||
+	    ((ld.gutter || ld.glyph) && p < line_end && (*p == '{' || AT(p, line_end, "[{"))))
 		return TEXTLINE_ERROR;
 	return TEXTLINE_PLAIN;
 }
@@ -851,7 +883,7 @@ first_word_verdict(const char *s, size_t len, size_t *end)
 	while (n < len && IS_WORD(s[n]))
 		n++;
 	*end = n;
-	if (n == len || s[n] == ':')
+	if (n == len || s[n] == ':' || s[n] == '\x1b')
 		return 1;
 	if (s[n] == '/' && n == 4 && memcmp(s, "HTTP", 4) == 0)
 		return 1;
@@ -989,12 +1021,46 @@ static const unsigned char unsure_last[256] = {
 	['{'] = 1, ['['] = 1, [' '] = 1, ['\t'] = 1, ['\r'] = 1,
 };
 
-/* Can a line starting with '[' be JSON (classify_lines.c reads it as such)? */
+/* Does a number start at s[i] and end at a ',' or ']' (a JSON array's),
+ * not at a '-' or a ':' (a timestamp's, "[2024-12-25T00:40:02Z] ...")? */
+static bool
+array_number(const char *s, size_t len, size_t i)
+{
+	size_t start;
+
+	if (i < len && s[i] == '-')
+		i++;
+	start = i;
+	while (i < len && (IS_DIGIT(s[i]) || s[i] == '.' || s[i] == 'e' || s[i] == 'E' || s[i] == '+'))
+		i++;
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	return i > start && i < len && (s[i] == ',' || s[i] == ']');
+}
+
+bool
+textline_bracket_json(const char *s, size_t len)
+{
+	size_t i = 1;
+
+	if (len < 2 || s[1] == '{' || s[1] == '[')
+		return true;
+	while (len > 1 && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+		len--;
+	if (s[len - 1] != ']' || s[1] == '\0')
+		return false;
+	while (i < len && (s[i] == ' ' || s[i] == '\t'))
+		i++;
+	if (s[i] == '-' || IS_DIGIT(s[i]))
+		return array_number(s, len, i);
+	/* (strchr finds the terminator for a NUL: "[\0...]" is no JSON.) */
+	return strchr(" \t\"]tfn", s[1]) != NULL;
+}
+
 static bool
 bracket_json(const char *s, size_t len)
 {
-	return len < 2 || s[1] == '{' || s[1] == '[' ||
-	    (s[len - 1] == ']' && s[1] != '\0' && strchr(" \t\"]-0123456789tfn", s[1]) != NULL);
+	return textline_bracket_json(s, len);
 }
 
 /* How textline_quick_plain goes on from a line's first byte (after its
@@ -1111,10 +1177,18 @@ static bool
 bracket_detail(const char *s, size_t len)
 {
 	const char *close = memchr(s, ']', len < 128 ? len : 128);
+	size_t i = 1;
 
 	if (close != NULL && close + 1 < s + len && close[1] == ':')
 		return false;   /* "[1]: https://..." */
-	return len == 1 || strchr("{[\"]-0123456789tfn", s[1]) != NULL;
+	if (len == 1 || strchr("{[\"]tfn", s[1]) != NULL)
+		return true;
+	/* "[42, 43]" is a body's; "[2024-12-25T00:40:02Z] INFO ..." a log's. */
+	if (s[i] == '-')
+		i++;
+	while (i < len && IS_DIGIT(s[i]))
+		i++;
+	return i > 1 && (i == len || s[i] == ',' || s[i] == ']' || s[i] == '.');
 }
 
 /* "/upgrade to increase your usage limit.", "/login to switch ...": a

@@ -73,6 +73,10 @@ bool textline_quick_plain(const char *s, size_t len, const struct textline_bits 
  */
 bool textline_is_ordinary(const char *s, size_t len, size_t indent, enum textline_kind kind);
 
+/* Can a line starting with '[' be JSON ("[{", "[1, 2]", "[\"a\"]"), not a
+ * bracketed timestamp or label ("[2024-12-25T00:40:02Z] ERROR ...")? */
+bool textline_bracket_json(const char *s, size_t len);
+
 /*
  * Is this line (after its leading blanks) the CLI's own chrome: a footer,
  * a hint, a turn summary, a status line; on a screen also the prompt and

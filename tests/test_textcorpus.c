@@ -44,7 +44,7 @@
  * docs/design.md section 4, classifier mismatches are reported and not
  * counted; 1 once it does. */
 #ifndef CORPUS_STRICT_DEFAULT
-#define CORPUS_STRICT_DEFAULT 0
+#define CORPUS_STRICT_DEFAULT 1
 #endif
 
 #define NOW 1796040000  /* 2026-11-30T12:00:00Z */
