@@ -244,16 +244,17 @@ text_after(const struct classifier *c, const char *s, size_t len, size_t indent,
 		return AFTER_DETAIL;
 	if (indent > 0) {
 		/* Four blanks after an empty line open a code block (CommonMark). */
-		if (indent >= 4 && c->gap_after_cand && !c->screen)
+		if (indent >= 4 && c->gap_after_cand && !c->screen_drawn)
 			return AFTER_CONTENT;
-		/* A stack trace, a screen's layout, lines indented under it. */
-		if (c->screen || c->cand.error_line || indent >= 4)
+		/* A stack trace, a drawn screen's layout, lines indented under it. */
+		if (c->screen_drawn || c->cand.error_line || indent >= 4)
 			return AFTER_DETAIL;
 		return AFTER_WRAP;
 	}
 	if (!textline_is_ordinary(s, len, 0, kind))
 		return AFTER_DETAIL;
-	return AFTER_WRAP;
+	/* A drawn screen's rows come joined where they wrapped: a line is a line. */
+	return c->screen_drawn ? AFTER_CONTENT : AFTER_WRAP;
 }
 
 /* Does an ordinary line continue the message before it, wrapped at a

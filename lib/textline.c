@@ -848,9 +848,11 @@ head_kind(const char *s, size_t len, size_t *body)
 	*body = (size_t)(p - s);
 	if (ld.label == BANNER || is_banner(p, line_end) || is_legacy_claude_banner(p, line_end))
 		return TEXTLINE_BANNER;
+	if (ld.gutter)
+		return TEXTLINE_PLAIN;   /* in a tool's output only the agent's own words count */
 	/* A body a "failed:" phrase or a screen's glyph frames is an error's. */
 	if (ld.label == ERROR || failed || is_status_core(p, line_end) ||
-	    ((ld.gutter || ld.glyph) && p < line_end && (*p == '{' || AT(p, line_end, "[{"))))
+	    (ld.glyph && p < line_end && (*p == '{' || AT(p, line_end, "[{"))))
 		return TEXTLINE_ERROR;
 	return TEXTLINE_PLAIN;
 }

@@ -51,6 +51,13 @@ derive_scope(const struct evidence *ev, struct fail_signal *sig)
 	    (strstr(ev->types, "model_capacity_exhausted") != NULL ||
 	    strstr(ev->text, "model_capacity_exhausted") != NULL))
 		strlcpy(sig->scope, sig->model, sizeof(sig->scope));
+	/* A request the account cannot make (1M context without extra usage, a
+	 * model the plan lacks): that model's, not the family's. */
+	else if (sig->reason == REASON_INVALID_REQUEST && sig->model[0] != '\0' &&
+	    (strstr(ev->text, "extra usage is required for") != NULL ||
+	    strstr(ev->text, "not available on your plan") != NULL ||
+	    strstr(ev->text, "not included in your plan") != NULL))
+		strlcpy(sig->scope, sig->model, sizeof(sig->scope));
 	else
 		strlcpy(sig->scope, "family", sizeof(sig->scope));
 }

@@ -66,7 +66,7 @@ eight() {
 	assert_output "$(printf 'last 5h: nothing\nlast 24h: nothing\nlast 7d: nothing')"
 }
 
-@test "8 runs with a budget: all complete, at most one 429, within 1.3x of the ideal time" {
+@test "8 runs with a budget: all complete, at most one 429, the waits for room recorded" {
 	printf '[family.claude]\nbudget = 30000 tokens per 6s\nestimate = 5000 tokens\n' > "$RLWRAP_CONFIG"
 	eight
 	local hits
@@ -80,8 +80,9 @@ eight() {
 	assert_equal "$FAILED" 0
 	assert_equal "$(grep -c '^ok ' "$FAKE_LOG")" 8
 	[ "$hits" -le 1 ]
-	# the ideal: 36500 tokens at 30000 per 6 s
-	[ "$(echo "$span <= 1.3 * 36500 / 5000" | bc)" = 1 ]
+	# the ideal is 36500 tokens at 30000 per 6 s; the time is measured by
+	# bench/budgets.sh, this bound (ten times it) only catches a hang
+	[ "$(echo "$span <= 10 * 36500 / 5000" | bc)" = 1 ]
 	# where the time went: the waits for room, and the runs' metered tokens
 	cat err.* > all.err
 	run grep -c "room in the budget 30000 tokens per 6s" all.err

@@ -687,7 +687,9 @@ success_side(const struct entry *e, size_t k)
 
 /* ---- the failure side: the entry as the last thing printed ---- */
 
-/* What CLIs, SDKs and loggers put in front of a provider's body. */
+/* What CLIs, SDKs and loggers put in front of a provider's body.  (Not
+ * Claude's "⎿": a tool's output is drawn in that gutter, and only the
+ * agent's own banners count there.) */
 static const char *const labels[] = {
 	"",
 	"Error: ",
@@ -706,7 +708,6 @@ static const char *const labels[] = {
 	"2024-12-25 00:40:02,123 ERROR ",
 	"[ERROR] ",
 	"\x1b[31mERROR:\x1b[0m ",
-	"\xe2\x8e\xbf  ",
 	"\xe2\x97\x8f ",
 	"\xe2\xa0\x8b ",
 };
