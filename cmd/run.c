@@ -279,7 +279,8 @@ screen_output(struct run_tap *t, const char *buf, size_t len)
 	screen_feed(t->screen, buf, len);
 	if (!t->watch_output)
 		return;
-	if (t->watch == NULL && (t->watch = classifier_new(classifier_family(t->cls), time(NULL))) == NULL)
+	if (t->watch == NULL &&
+	    (t->watch = classifier_new(t->id->family_given ? t->id->family : NULL, time(NULL))) == NULL)
 		err(EXIT_INTERNAL, "classifier");
 	for (size_t off = 0; off < len; off += sizeof(t->scratch)) {
 		size_t chunk = len - off < sizeof(t->scratch) ? len - off : sizeof(t->scratch);

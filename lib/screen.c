@@ -38,6 +38,7 @@ struct cell {
 struct grid {
 	int rows, cols;
 	struct cell *cells;
+	struct cell **row;         /* each row's cells in cells: a scroll moves these */
 	bool *cont;                /* row reached by auto-wrap from the one above */
 };
 
@@ -89,16 +90,23 @@ grid_alloc(struct grid *g, int rows, int cols)
 	g->rows = rows;
 	g->cols = cols;
 	g->cells = calloc((size_t)rows * (size_t)cols, sizeof(*g->cells));
+	g->row = calloc((size_t)rows, sizeof(*g->row));
 	g->cont = calloc((size_t)rows, sizeof(*g->cont));
-	return g->cells != NULL && g->cont != NULL;
+	if (g->cells == NULL || g->row == NULL || g->cont == NULL)
+		return false;
+	for (int r = 0; r < rows; r++)
+		g->row[r] = g->cells + (size_t)r * (size_t)cols;
+	return true;
 }
 
 static void
 grid_free(struct grid *g)
 {
 	free(g->cells);
+	free(g->row);
 	free(g->cont);
 	g->cells = NULL;
+	g->row = NULL;
 	g->cont = NULL;
 }
 
@@ -117,8 +125,7 @@ grid_copy(struct grid *dst, const struct grid *src)
 
 	grid_clear(dst);
 	for (int r = 0; r < rows; r++) {
-		memcpy(dst->cells + (size_t)r * (size_t)dst->cols, src->cells + (size_t)r * (size_t)src->cols,
-		    (size_t)cols * sizeof(*dst->cells));
+		memcpy(dst->row[r], src->row[r], (size_t)cols * sizeof(*dst->cells));
 		dst->cont[r] = src->cont[r];
 	}
 }
@@ -126,7 +133,7 @@ grid_copy(struct grid *dst, const struct grid *src)
 static struct cell *
 grid_at(const struct grid *g, int row, int col)
 {
-	return g->cells + (size_t)row * (size_t)g->cols + (size_t)col;
+	return g->row[row] + col;
 }
 
 static void
@@ -141,7 +148,8 @@ cell_from(struct cell *c, const VTermScreenCell *v)
 	c->width = v->width;
 }
 
-/* Copies the cells of rect, as libvterm now has them, into the shown grid. */
+/* Copies the cells of rect, as libvterm now has them, into the shown grid:
+ * one call for a rect left blank (an erase), one per cell otherwise. */
 static void
 copy_rect(struct screen *s, VTermRect rect)
 {
@@ -149,6 +157,17 @@ copy_rect(struct screen *s, VTermRect rect)
 	VTermScreenCell v;
 	VTermPos pos;
 
+	if (rect.start_row < 0 || rect.start_col < 0 || rect.end_row > g->rows || rect.end_col > g->cols ||
+	    rect.end_row <= rect.start_row || rect.end_col <= rect.start_col)
+		return;
+	/* Blank cells give nothing but the line feeds between rows. */
+	if (rect.end_col - rect.start_col > 2 &&
+	    vterm_screen_get_chars(s->vs, NULL, 0, rect) == (size_t)(rect.end_row - rect.start_row - 1)) {
+		for (int r = rect.start_row; r < rect.end_row; r++)
+			for (int c = rect.start_col; c < rect.end_col; c++)
+				*grid_at(g, r, c) = (struct cell){ .width = 1 };
+		return;
+	}
 	for (pos.row = rect.start_row < 0 ? 0 : rect.start_row; pos.row < rect.end_row && pos.row < g->rows; pos.row++)
 		for (pos.col = rect.start_col < 0 ? 0 : rect.start_col; pos.col < rect.end_col && pos.col < g->cols;
 		    pos.col++)
@@ -270,6 +289,52 @@ move_marks(struct screen *s, VTermRect dest, VTermRect src)
 		s->track_row += shift;
 }
 
+/* Whole rows moved: their pointers; the rows they leave get the rows
+ * overwritten (libvterm erases those next). */
+static void
+move_rows(struct grid *g, int dest, int src, int n)
+{
+	struct cell **old = malloc((size_t)g->rows * sizeof(*old));
+	int spare = 0;
+
+	if (old == NULL)
+		return;
+	memcpy(old, g->row, (size_t)g->rows * sizeof(*old));
+	for (int i = 0; i < n; i++)
+		g->row[dest + i] = old[src + i];
+	for (int r = dest; r < dest + n; r++)
+		if (r < src || r >= src + n) {
+			while (spare < n && src + spare >= dest && src + spare < dest + n)
+				spare++;
+			g->row[src + spare++] = old[r];
+		}
+	free(old);
+}
+
+/* The cells move as libvterm's did (reading them back would cost a call
+ * per cell of the screen at every scroll). */
+static void
+move_cells(struct grid *g, VTermRect dest, VTermRect src)
+{
+	int rows = dest.end_row - dest.start_row, cols = dest.end_col - dest.start_col;
+	bool down = dest.start_row > src.start_row;
+
+	if (dest.start_row < 0 || src.start_row < 0 || dest.start_col < 0 || src.start_col < 0 ||
+	    dest.end_row > g->rows || src.start_row + rows > g->rows || dest.end_col > g->cols ||
+	    src.start_col + cols > g->cols || rows <= 0 || cols <= 0)
+		return;
+	if (cols == g->cols) {
+		move_rows(g, dest.start_row, src.start_row, rows);
+		return;
+	}
+	for (int i = 0; i < rows; i++) {
+		int r = down ? rows - 1 - i : i;
+
+		memmove(grid_at(g, dest.start_row + r, dest.start_col), grid_at(g, src.start_row + r, src.start_col),
+		    (size_t)cols * sizeof(*g->cells));
+	}
+}
+
 static int
 on_moverect(VTermRect dest, VTermRect src, void *user)
 {
@@ -279,7 +344,7 @@ on_moverect(VTermRect dest, VTermRect src, void *user)
 	s->push_batch = 0;
 	if (dest.start_col == 0 && dest.end_col == s->grid[s->cur].cols)
 		move_marks(s, dest, src);
-	copy_rect(s, dest);
+	move_cells(&s->grid[s->cur], dest, src);
 	return 1;
 }
 
