@@ -19,7 +19,7 @@ fi
 mkdir -p "$BENCH_STATE_DIR"
 export RLWRAP_DB=$BENCH_STATE_DIR/pty-echo.db RLWRAP_CONFIG=/nonexistent/config
 unset RLWRAP_TEST_NOW RLWRAP_ACCOUNT RLWRAP_TEST_SCREEN
-out=$BENCH_DIR/pty-echo
+out=$BENCH_DIR/pty-echo.out
 rm -rf "$out"
 mkdir -p "$out"
 l=$(load)

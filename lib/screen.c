@@ -17,6 +17,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,10 +80,14 @@ struct screen {
 };
 
 static int
-clamp_dim(int n)
+clamp_dim(int n, int least)
 {
-	return n < 1 ? 1 : n > DIM_MAX ? DIM_MAX : n;
+	return n < least ? least : n > DIM_MAX ? DIM_MAX : n;
 }
+
+/* A wide character never fits one column: libvterm 0.1 then writes past
+ * the row. */
+#define COLS_MIN 2
 
 static bool
 grid_alloc(struct grid *g, int rows, int cols)
@@ -509,8 +514,8 @@ screen_new(int rows, int cols)
 {
 	struct screen *s = calloc(1, sizeof(*s));
 
-	rows = clamp_dim(rows);
-	cols = clamp_dim(cols);
+	rows = clamp_dim(rows, 1);
+	cols = clamp_dim(cols, COLS_MIN);
 	if (s == NULL || (s->sb = calloc(SCREEN_SCROLLBACK, sizeof(*s->sb))) == NULL ||
 	    !grid_alloc(&s->grid[0], rows, cols) || !grid_alloc(&s->grid[1], rows, cols) ||
 	    !grid_alloc(&s->spare, rows, cols) || !grid_alloc(&s->frame, rows, cols) ||
@@ -561,19 +566,40 @@ grid_resize(struct grid *g, int rows, int cols)
 	return true;
 }
 
+/* After a resize, as xterm does: the scroll region (and the left and
+ * right margins) back to the whole screen, the cursor where it was, inside
+ * the screen.  libvterm 0.1 keeps margins beyond a smaller screen, and can
+ * leave the cursor above it (moved up by the rows it pushed to the
+ * scrollback, from wherever it was): either makes a later write land
+ * outside its buffer. */
+static void
+reset_margins(struct screen *s, int rows, int cols)
+{
+	VTermPos pos;
+	char seq[48];
+	int n;
+
+	vterm_state_get_cursorpos(s->state, &pos);
+	pos.row = pos.row < 0 ? 0 : pos.row >= rows ? rows - 1 : pos.row;
+	pos.col = pos.col < 0 ? 0 : pos.col >= cols ? cols - 1 : pos.col;
+	n = snprintf(seq, sizeof(seq), "\033[?69l\033[r\033[%d;%dH", pos.row + 1, pos.col + 1);
+	vterm_input_write(s->vt, seq, (size_t)n);
+}
+
 void
 screen_resize(struct screen *s, int rows, int cols)
 {
 	VTermRect all;
 
-	rows = clamp_dim(rows);
-	cols = clamp_dim(cols);
+	rows = clamp_dim(rows, 1);
+	cols = clamp_dim(cols, COLS_MIN);
 	if (rows == s->grid[0].rows && cols == s->grid[0].cols)
 		return;
 	settle(s);
 	/* A shrink scrolls the main screen through the callbacks first, at
 	 * the old size. */
 	vterm_set_size(s->vt, rows, cols);
+	reset_margins(s, rows, cols);
 	/* A grid that cannot grow keeps its size: every access is bounded by
 	 * a grid's own. */
 	(void)grid_resize(&s->grid[0], rows, cols);
@@ -585,57 +611,104 @@ screen_resize(struct screen *s, int rows, int cols)
 	s->clear_pending = false;
 }
 
-/* The length of the UTF-8 sequence lead starts; 1 for anything else. */
-static size_t
-utf8_len(unsigned char lead)
+/* The length of the well-formed UTF-8 sequence at p, 0 when p starts none,
+ * -1 when the n bytes end inside one. */
+static int
+utf8_seq(const unsigned char *p, size_t n)
 {
-	return lead >= 0xf0 && lead < 0xf8 ? 4 : lead >= 0xe0 ? 3 : lead >= 0xc0 ? 2 : 1;
-}
+	unsigned char c = p[0], lo = 0x80, hi = 0xbf;
+	int len;
 
-static bool
-utf8_tail_byte(unsigned char c)
-{
-	return (c & 0xc0) == 0x80;
-}
-
-/* How many bytes at the end of buf begin a character they do not end. */
-static size_t
-partial_tail(const char *buf, size_t len)
-{
-	for (size_t back = 1; back <= 3 && back <= len; back++) {
-		unsigned char c = (unsigned char)buf[len - back];
-
-		if (!utf8_tail_byte(c))
-			return c >= 0xc0 && utf8_len(c) > back ? back : 0;
+	if (c < 0x80)
+		return 1;
+	if (c < 0xc2 || c > 0xf4)
+		return 0;
+	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	for (int i = 1; i < len; i++) {
+		if ((size_t)i >= n)
+			return -1;
+		if (p[i] < (i == 1 ? lo : 0x80) || p[i] > (i == 1 ? hi : 0xbf))
+			return 0;
 	}
-	return 0;
+	return len;
 }
 
-/* libvterm 0.1 loses a character whose bytes are split between two writes
- * when text came before it in the first: a character is always written
- * whole, its first bytes held back until the rest comes. */
+static void
+vt_write(struct screen *s, const unsigned char *p, size_t n)
+{
+	if (n > 0)
+		vterm_input_write(s->vt, (const char *)p, n);
+}
+
+/*
+ * libvterm 0.1 decodes UTF-8 across whatever comes between (a lead byte,
+ * a control, a continuation byte later make one character), lets a C1
+ * control through as a character of width -1 that moves the cursor left
+ * of the screen, and loses a character split between two writes after
+ * text: it gets well-formed UTF-8 only.  Each byte that starts no
+ * character is U+FFFD, a C1 control in UTF-8 is dropped, and a character
+ * the bytes end inside is held back until the rest comes.
+ */
+static void
+feed_checked(struct screen *s, const unsigned char *p, size_t n)
+{
+	static const unsigned char replacement[] = { 0xef, 0xbf, 0xbd };
+	size_t start = 0, i = 0;
+
+	while (i < n) {
+		int r;
+
+		if (p[i] < 0x80) {
+			i++;
+			continue;
+		}
+		r = utf8_seq(p + i, n - i);
+		if (r > 0 && !(p[i] == 0xc2 && p[i + 1] < 0xa0)) {
+			i += (size_t)r;
+			continue;
+		}
+		vt_write(s, p + start, i - start);
+		if (r < 0) {
+			memcpy(s->held, p + i, n - i);
+			s->held_len = n - i;
+			return;
+		}
+		if (r == 0)
+			vt_write(s, replacement, sizeof(replacement));
+		i += r > 0 ? (size_t)r : 1;
+		start = i;
+	}
+	vt_write(s, p + start, n - start);
+}
+
 void
 screen_feed(struct screen *s, const char *buf, size_t len)
 {
-	size_t tail;
+	unsigned char *joined;
+	size_t held = s->held_len;
 
-	while (s->held_len > 0 && len > 0) {
-		if (!utf8_tail_byte((unsigned char)*buf) || s->held_len == utf8_len((unsigned char)s->held[0]))
-			break;
-		s->held[s->held_len++] = *buf++;
-		len--;
-	}
-	if (s->held_len > 0 && (len > 0 || s->held_len == utf8_len((unsigned char)s->held[0]))) {
-		vterm_input_write(s->vt, s->held, s->held_len);
-		s->held_len = 0;
-	}
-	if (len == 0)
+	if (held == 0) {
+		feed_checked(s, (const unsigned char *)buf, len);
 		return;
-	tail = partial_tail(buf, len);
-	if (len > tail)
-		vterm_input_write(s->vt, buf, len - tail);
-	memcpy(s->held, buf + len - tail, tail);
-	s->held_len = tail;
+	}
+	/* A character begun in the last piece: read with this one. */
+	s->held_len = 0;
+	if ((joined = malloc(held + len)) == NULL) {
+		feed_checked(s, (const unsigned char *)buf, len);
+		return;
+	}
+	memcpy(joined, s->held, held);
+	memcpy(joined + held, buf, len);
+	feed_checked(s, joined, held + len);
+	free(joined);
 }
 
 /* The text being built: lines end in '\n'; the current one is open until

@@ -30,7 +30,7 @@
 
 struct screen;
 
-/* NULL when out of memory; rows and cols are clamped to 1..1000. */
+/* NULL when out of memory; rows are clamped to 1..1000, cols to 2..1000. */
 struct screen *screen_new(int rows, int cols);
 void screen_free(struct screen *s);
 /* The terminal's window changed (SIGWINCH): nothing is reflowed. */

@@ -118,6 +118,10 @@ test_screen_soft_wrap_joined(void **state)
 	snprintf(in, sizeof(in), "\x1b[24;1H%s\r\nnext", line);
 	snprintf(want, sizeof(want), "%.23s%s\nnext\n", "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n", line);
 	assert_screen(24, 80, in, want);
+	/* Wrapped rows that went on into the scrollback stay one line. */
+	snprintf(in, sizeof(in), "%s\r\n1\r\n2\r\n3\r\n4\r\n5\r\n6", line);
+	snprintf(want, sizeof(want), "%s\n1\n2\n3\n4\n5\n6\n", line);
+	assert_screen(4, 80, in, want);
 	/* A space at the wrap point is kept inside the line. */
 	assert_screen(3, 10, "aaaaaaaaa bbb\r\n", "aaaaaaaaa bbb\n");
 	free(line);
@@ -220,6 +224,52 @@ test_screen_resize(void **state)
 	screen_free(s);
 }
 
+/* Whatever the bytes and the resizes, the text is lines of printable
+ * text: no escape or carriage return of the stream is left in it. */
+static void
+test_screen_random_bytes(void **state)
+{
+	/* Each of the last seven once crashed libvterm 0.1 (lib/screen.c
+	 * keeps them from it): a margin beyond a smaller screen, a lone UTF-8
+	 * lead byte, a C1 control, insert mode over them. */
+	static const char pieces[][12] = { "\x1b[", "\x1b]", "\x1b[?1049h", "\x1b[?1049l", "\r", "\n", "\x1b[2K",
+		"\xe6\x97", "\xa5", "\x1b[1A", "\x1b[G", "\x07", "\x1bP", "\x1b\\", "\x1b#8", "\x1b[4h", "\x1b[5S",
+		"\x1b[8r", "\xc2", "\xc2\x9a", "\x1b[?69h", "\x1b[2;5s", "\x0b", "\xe6\x97\xa5" };
+	const unsigned npieces = sizeof(pieces) / sizeof(pieces[0]);
+	unsigned seed = 31;
+	char buf[64];
+
+	for (int run = 0; run < 200; run++) {
+		int rows = 1 + rand_r(&seed) % 30;
+		struct screen *s = screen_new(rows, 1 + rand_r(&seed) % 100);
+		size_t n;
+		char *text;
+
+		for (int i = 0; i < 300; i++) {
+			unsigned k = (unsigned)rand_r(&seed) % (npieces + 7);
+
+			if (k < npieces) {
+				screen_feed(s, pieces[k], strlen(pieces[k]));
+			} else if (k == npieces) {
+				int new_rows = 1 + rand_r(&seed) % 40;
+
+				screen_resize(s, new_rows, 1 + rand_r(&seed) % 120);
+			} else {
+				for (size_t j = 0; j < sizeof(buf); j++)
+					buf[j] = (char)(rand_r(&seed) % 3 ? 'a' + rand_r(&seed) % 26 : rand_r(&seed) % 256);
+				screen_feed(s, buf, 1 + (size_t)rand_r(&seed) % sizeof(buf));
+			}
+		}
+		text = screen_text(s, &n);
+		assert_non_null(text);
+		assert_null(memchr(text, '\x1b', n));
+		assert_null(memchr(text, '\r', n));
+		assert_true(n == 0 || text[n - 1] == '\n');
+		free(text);
+		screen_free(s);
+	}
+}
+
 int
 main(void)
 {
@@ -235,6 +285,7 @@ main(void)
 		cmocka_unit_test(test_screen_scrollback_bounded),
 		cmocka_unit_test(test_screen_utf8_wide),
 		cmocka_unit_test(test_screen_resize),
+		cmocka_unit_test(test_screen_random_bytes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
