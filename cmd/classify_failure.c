@@ -1,7 +1,9 @@
 /*
  * rlwrap classify-failure [--json] [--all] [--family F] [--exit-code N]
- *     [--now TIME] [file ...]
- * Classifies captured streams; one verdict per input (stdin when none).
+ *     [--now TIME] [--pty] [--screen COLSxROWS] [file ...]
+ * Classifies captured streams; one verdict per input (stdin when none).  A
+ * raw terminal capture (a pty run's --raw-stream) is read through the
+ * terminal emulator first, as the wrapper reads it live.
  */
 #include <err.h>
 #include <errno.h>
@@ -10,13 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "classify.h"
 #include "cmd.h"
+#include "screen.h"
+#include "tty.h"
 
-enum { OPT_JSON = OPT_LONG_BASE, OPT_ALL, OPT_FAMILY, OPT_EXIT, OPT_NOW };
+enum { OPT_JSON = OPT_LONG_BASE, OPT_ALL, OPT_FAMILY, OPT_EXIT, OPT_NOW, OPT_PTY, OPT_SCREEN };
 
 static const struct option classify_longopts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
@@ -24,6 +29,8 @@ static const struct option classify_longopts[] = {
 	{ "family", required_argument, NULL, OPT_FAMILY },
 	{ "exit-code", required_argument, NULL, OPT_EXIT },
 	{ "now", required_argument, NULL, OPT_NOW },
+	{ "pty", no_argument, NULL, OPT_PTY },
+	{ "screen", required_argument, NULL, OPT_SCREEN },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -32,6 +39,80 @@ struct print_opts {
 	bool all;
 	time_t now;
 };
+
+/* How each input is read. */
+struct read_opts {
+	const char *family;
+	int exit_code;
+	bool pty;              /* --pty: always through the screen */
+	int rows, cols;        /* the screen's size */
+};
+
+/* Where the bytes go: the classifier, or a screen judged at the end. */
+struct sink {
+	struct classifier *c;
+	struct screen *screen;
+};
+
+static void
+sink_feed(struct sink *k, const char *buf, size_t len)
+{
+	if (k->screen != NULL)
+		screen_feed(k->screen, buf, len);
+	else
+		classifier_feed(k->c, buf, len);
+}
+
+/* How much of the start of an input tells whether it is a terminal
+ * capture. */
+#define HEAD_MAX 65536
+
+/*
+ * A raw terminal capture, from its first bytes: not JSON lines, and
+ * terminal control (an ESC [ or ESC ] sequence, or a carriage return that
+ * ends no line), with its lines ended the way a terminal's output ends
+ * them (\r\n, at least half of them).  Text a pipe carried, coloured or
+ * not, ends its lines in a bare \n.
+ */
+static bool
+is_terminal_capture(const char *p, size_t len)
+{
+	size_t i = 0, lf = 0, crlf = 0;
+	bool control = false;
+
+	while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
+		i++;
+	if (i < len && (p[i] == '{' || p[i] == '['))
+		return false;
+	for (i = 0; i < len; i++) {
+		if (p[i] == '\033' && i + 1 < len && (p[i + 1] == '[' || p[i + 1] == ']'))
+			control = true;
+		else if (p[i] == '\r' && i + 1 < len && p[i + 1] != '\n')
+			control = true;
+		else if (p[i] == '\n') {
+			lf++;
+			crlf += i > 0 && p[i - 1] == '\r';
+		}
+	}
+	return control && crlf * 2 >= lf;
+}
+
+/* The start of fd, read without moving it when it is a file, else read
+ * into head (*consumed: the caller feeds it first). */
+static ssize_t
+read_head(int fd, char *head, bool *consumed)
+{
+	off_t at = lseek(fd, 0, SEEK_CUR);
+	ssize_t n;
+
+	*consumed = false;
+	if (at >= 0 && ((n = pread(fd, head, HEAD_MAX, at)) >= 0 || errno != ESPIPE))
+		return n;
+	*consumed = true;
+	while ((n = read(fd, head, HEAD_MAX)) < 0 && errno == EINTR)
+		;
+	return n;
+}
 
 static void
 print_signal(const struct fail_signal *sig, void *arg)
@@ -66,7 +147,7 @@ print_if_all(const struct fail_signal *sig, void *arg)
 /* Feeds the file from its start to its size now; the caller reads on from
  * there (a file still growing).  False when it cannot be mapped. */
 static bool
-feed_mapped(int fd, struct classifier *c)
+feed_mapped(int fd, struct sink *k)
 {
 	struct stat st;
 	off_t off;
@@ -80,40 +161,112 @@ feed_mapped(int fd, struct classifier *c)
 
 		if (p == MAP_FAILED)
 			break;
-		classifier_feed(c, p, len);
+		sink_feed(k, p, len);
 		munmap(p, len);
 	}
 	return lseek(fd, off < st.st_size ? off : st.st_size, SEEK_SET) >= 0;
 }
 
+/* The screen's text, for the verdict, as the wrapper gives it at the end. */
+static void
+sink_finish(struct sink *k)
+{
+	size_t len;
+	char *text;
+
+	if (k->screen == NULL)
+		return;
+	if ((text = screen_text(k->screen, &len)) == NULL)
+		err(EXIT_INTERNAL, "screen text");
+	classifier_feed(k->c, text, len);
+	free(text);
+	screen_free(k->screen);
+	k->screen = NULL;
+}
+
+/* Where fd's bytes go, from its first ones; false when unreadable. */
+static bool
+sink_open(struct sink *k, int fd, const struct read_opts *ro, struct print_opts *po)
+{
+	static char head[HEAD_MAX];
+	bool consumed;
+	ssize_t n = read_head(fd, head, &consumed);
+
+	if (n < 0)
+		return false;
+	if ((k->c = classifier_new(ro->family, po->now)) == NULL)
+		err(EXIT_INTERNAL, "classifier");
+	if (po->all)   /* a callback makes the classifier read every line in full */
+		classifier_on_signal(k->c, print_if_all, po);
+	k->screen = NULL;
+	if ((ro->pty || is_terminal_capture(head, (size_t)n)) &&
+	    (k->screen = screen_new(ro->rows, ro->cols)) == NULL)
+		err(EXIT_INTERNAL, "screen");
+	if (consumed)
+		sink_feed(k, head, (size_t)n);
+	return true;
+}
+
 /* Returns false (after a warning) when the input cannot be read. */
 static bool
-classify_fd(int fd, const char *name, const char *family, int exit_code, struct print_opts *po)
+classify_fd(int fd, const char *name, const struct read_opts *ro, struct print_opts *po)
 {
 	static char buf[256 * 1024];
-	struct classifier *c = classifier_new(family, po->now);
+	struct sink k;
 	struct fail_signal sig;
 	ssize_t n;
 
-	if (c == NULL)
-		err(EXIT_INTERNAL, "classifier");
-	if (po->all)   /* a callback makes the classifier read every line in full */
-		classifier_on_signal(c, print_if_all, po);
-	(void)feed_mapped(fd, c);
+	if (!sink_open(&k, fd, ro, po)) {
+		warn("%s", name);
+		return false;
+	}
+	(void)feed_mapped(fd, &k);
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			warn("%s", name);
-			classifier_free(c);
+			screen_free(k.screen);
+			classifier_free(k.c);
 			return false;
 		}
-		classifier_feed(c, buf, (size_t)n);
+		sink_feed(&k, buf, (size_t)n);
 	}
-	classifier_finish(c, exit_code, &sig);
+	sink_finish(&k);
+	classifier_finish(k.c, ro->exit_code, &sig);
 	if (!po->all)
 		print_signal(&sig, po);
-	classifier_free(c);
+	classifier_free(k.c);
+	return true;
+}
+
+/* --screen COLSxROWS; else the size the wrapper gives a pty (a terminal's
+ * of 0, 1 or 2, else $COLUMNS x $LINES, else 80x24). */
+static bool
+screen_size(const struct cmd_entry *self, const char *arg, struct read_opts *ro)
+{
+	char cols[16];
+	const char *x;
+	long long c, r;
+	struct winsize ws;
+
+	if (arg == NULL) {
+		pty_window_size(-1, &ws);
+		ro->cols = ws.ws_col;
+		ro->rows = ws.ws_row;
+		return true;
+	}
+	if ((x = strchr(arg, 'x')) == NULL || (size_t)(x - arg) >= sizeof(cols)) {
+		usage_error(self, "--screen %s: not COLSxROWS (such as 80x24)", arg);
+		return false;
+	}
+	memcpy(cols, arg, (size_t)(x - arg));
+	cols[x - arg] = '\0';
+	if (!opt_int(self, "--screen columns", cols, 1, 1000, &c) ||
+	    !opt_int(self, "--screen rows", x + 1, 1, 1000, &r))
+		return false;
+	ro->cols = (int)c;
+	ro->rows = (int)r;
 	return true;
 }
 
@@ -122,6 +275,7 @@ classify_exec(struct args *args)
 {
 	const struct cmd_entry *self = &cmd_classify_failure_entry;
 	struct print_opts po = { .json = args_has(args, OPT_JSON), .all = args_has(args, OPT_ALL) };
+	struct read_opts ro = { .family = args_get(args, OPT_FAMILY), .pty = args_has(args, OPT_PTY) };
 	long long exit_code = -1;
 	double now;
 	int rc = 0;
@@ -138,8 +292,11 @@ classify_exec(struct args *args)
 	if (args_has(args, OPT_EXIT) &&
 	    !opt_int(self, "--exit-code", args_get(args, OPT_EXIT), 0, 255, &exit_code))
 		return EXIT_USAGE;
+	ro.exit_code = (int)exit_code;
+	if (!screen_size(self, args_get(args, OPT_SCREEN), &ro))
+		return EXIT_USAGE;
 	if (args->count == 0)
-		return classify_fd(STDIN_FILENO, "stdin", args_get(args, OPT_FAMILY), (int)exit_code, &po) ? 0 : 1;
+		return classify_fd(STDIN_FILENO, "stdin", &ro, &po) ? 0 : 1;
 	for (int i = 0; i < args->count; i++) {
 		const char *path = args->operands[i];
 		int fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
@@ -149,7 +306,7 @@ classify_exec(struct args *args)
 			rc = 1;
 			continue;
 		}
-		if (!classify_fd(fd, path, args_get(args, OPT_FAMILY), (int)exit_code, &po))
+		if (!classify_fd(fd, path, &ro, &po))
 			rc = 1;
 		if (fd != STDIN_FILENO)
 			close(fd);
@@ -169,6 +326,10 @@ static const struct cmd_help classify_help[] = {
 	  "rlwrap classify-failure --exit-code 1 stderr.txt" },
 	{ "--now TIME", "the clock for relative resets (epoch seconds or ISO 8601), for replays",
 	  "rlwrap classify-failure --now 2026-11-30T12:00:00Z run.jsonl" },
+	{ "--pty", "read the input as a terminal's raw bytes (found by itself otherwise), through the terminal emulator",
+	  "rlwrap classify-failure --pty screen.cap" },
+	{ "--screen COLSxROWS", "the size of that terminal (else the size a wrapped pty gets: this terminal's, $COLUMNS x $LINES, 80x24)",
+	  "rlwrap classify-failure --screen 120x40 screen.cap" },
 	{ "--help", "this text", "rlwrap classify-failure --help" },
 	{ "FILE ...", "captured streams, one verdict each; none or - reads standard input",
 	  "claude -p hi --output-format stream-json --verbose 2>&1 | rlwrap classify-failure" },
@@ -181,7 +342,7 @@ const struct cmd_entry cmd_classify_failure_entry = {
 	.longopts = classify_longopts,
 	.lower = 0,
 	.upper = -1,
-	.usage = "classify-failure [--json] [--all] [--family F] [--exit-code N] [--now TIME] [file ...]",
+	.usage = "classify-failure [--json] [--all] [--family F] [--exit-code N] [--now TIME] [--pty] [--screen COLSxROWS] [file ...]",
 	.summary = "classify a captured agent stream and print its FailureSignal",
 	.help = classify_help,
 	.exec = classify_exec,

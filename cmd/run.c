@@ -18,6 +18,7 @@
 #include <string.h>
 #include <math.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -32,6 +33,7 @@
 #include "outfile.h"
 #include "redact.h"
 #include "run.h"
+#include "screen.h"
 #include "tapqueue.h"
 #include "tty.h"
 
@@ -76,6 +78,13 @@ struct run_tap {
 	bool strip_screen;                /* pty mode: scan screen text */
 	bool live_clock;                  /* resolve resets against the time they are seen */
 	struct ansi_strip strip;
+	/* pty mode: the screen the output draws, judged at the end; the
+	 * window size it was last given (child_winsize_changes()).  NULL: the
+	 * stripped text is classified as it comes. */
+	struct screen *screen;
+	unsigned screen_winch;
+	struct ansi_screen drawing;       /* whether the program drew its screen */
+	struct classifier *watch;         /* with screen and watch_output: the live reading */
 	/* Watching for the first real output (PROBE or --retry): the classifier
 	 * is fed here, synchronously, so this is seen in the chunk it arrives. */
 	bool watch_output;
@@ -253,12 +262,64 @@ classify_screen(struct run_tap *t, const char *buf, size_t len)
 	}
 }
 
+/* pty mode: the screen is judged once, at the end; while the first real
+ * output is watched for, the stripped text is read live by a classifier
+ * of its own, dropped once it has seen it. */
+static void
+screen_output(struct run_tap *t, const char *buf, size_t len)
+{
+	unsigned winch = child_winsize_changes();
+
+	if (winch != t->screen_winch) {
+		struct winsize ws;
+
+		t->screen_winch = winch;
+		pty_window_size(STDIN_FILENO, &ws);
+		screen_resize(t->screen, ws.ws_row, ws.ws_col);
+	}
+	screen_feed(t->screen, buf, len);
+	ansi_screen_feed(&t->drawing, buf, len);
+	if (!t->watch_output)
+		return;
+	if (t->watch == NULL &&
+	    (t->watch = classifier_new(t->id->family_given ? t->id->family : NULL, time(NULL))) == NULL)
+		err(EXIT_INTERNAL, "classifier");
+	for (size_t off = 0; off < len; off += sizeof(t->scratch)) {
+		size_t chunk = len - off < sizeof(t->scratch) ? len - off : sizeof(t->scratch);
+
+		classifier_feed(t->watch, t->scratch, ansi_strip(&t->strip, buf + off, chunk, t->scratch));
+	}
+}
+
+/* The screen's text, for the verdict: what the person saw at the end. */
+static void
+screen_judged(struct run_tap *t)
+{
+	size_t len;
+	char *text;
+
+	if (t->screen == NULL)
+		return;
+	if ((text = screen_text(t->screen, &len)) == NULL)
+		err(EXIT_INTERNAL, "screen text");
+	/* A screen a program drew (not lines it printed) is what the person
+	 * saw: its verdict stands whatever the exit status. */
+	if (t->drawing.drawn)
+		classifier_set_screen(t->cls, SCREEN_DRAWN);
+	if (t->live_clock)
+		classifier_set_now(t->cls, time(NULL));
+	classifier_feed(t->cls, text, len);
+	free(text);
+}
+
 /* The first real model output: the probe has its evidence, and a --retry
  * run can no longer be redone, so what it held back goes out. */
 static void
 output_began(struct run_tap *t)
 {
 	t->watch_output = false;
+	classifier_free(t->watch);
+	t->watch = NULL;
 	if (t->hold != NULL)
 		t->hold->release = true;
 	if (t->breaker != NULL)
@@ -271,6 +332,12 @@ merged_output(const char *buf, size_t len, void *arg)
 	struct run_tap *t = arg;
 
 	raw_write(t, buf, len);
+	if (t->screen != NULL) {
+		screen_output(t, buf, len);
+		if (t->watch_output && classifier_saw_output(t->watch))
+			output_began(t);
+		return;
+	}
 	if (t->live_clock)
 		classifier_set_now(t->cls, time(NULL));
 	if (t->strip_screen)
@@ -444,6 +511,8 @@ tap_free(struct run_tap *t)
 		if (t->tee_pipe[i] >= 0)
 			close(t->tee_pipe[i]);
 	line_merge_free(&t->merge);
+	screen_free(t->screen);
+	classifier_free(t->watch);
 	classifier_free(t->cls);
 }
 
@@ -549,8 +618,7 @@ finish_verdict(struct run_tap *t, const struct run_opts *o, const struct run_ide
 	tap_queue_free(t->queue);
 	t->queue = NULL;
 	line_merge_finish(&t->merge);
-	if (t->strip_screen && t->strip.drawn)
-		classifier_set_screen(t->cls, SCREEN_DRAWN);
+	screen_judged(t);
 	classifier_finish(t->cls, r->exit_code, &r->sig);
 	classifier_usage(t->cls, &r->usage);
 	r->saw_output = classifier_saw_output(t->cls);
@@ -696,6 +764,23 @@ run_child(const struct run_opts *o, const struct run_identity *id, struct child_
 	r->term_signal = wait_status_signal(c.status);
 }
 
+/* The screen at the pty's size.  RLWRAP_TEST_SCREEN=off (benchmarks):
+ * without it, the stripped text as it comes. */
+static void
+tap_screen_open(struct run_tap *t)
+{
+	const char *knob = getenv("RLWRAP_TEST_SCREEN");
+	struct winsize ws;
+
+	if (knob != NULL && strcmp(knob, "off") == 0)
+		return;
+	pty_window_size(STDIN_FILENO, &ws);
+	t->screen_winch = child_winsize_changes();
+	ansi_screen_init(&t->drawing);
+	if ((t->screen = screen_new(ws.ws_row, ws.ws_col)) == NULL)
+		err(EXIT_INTERNAL, "screen");
+}
+
 static void
 spec_init(struct child_spec *spec, const struct run_opts *o, const struct config *cfg, struct run_tap *tap)
 {
@@ -710,6 +795,8 @@ spec_init(struct child_spec *spec, const struct run_opts *o, const struct config
 	spec->tap_arg = tap;
 	tap->strip_screen = spec->use_pty;
 	classifier_set_screen(tap->cls, spec->use_pty ? SCREEN_LINES : SCREEN_NONE);
+	if (spec->use_pty)
+		tap_screen_open(tap);
 }
 
 /* ---- attempts and --retry ---- */

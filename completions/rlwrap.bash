@@ -40,7 +40,7 @@ _rlwrap() {
 		else
 			COMPREPLY=($(compgen -W "$commands" -- "$cur") $(compgen -c -- "$cur"))
 		fi ;;
-	classify-failure) COMPREPLY=($(compgen -W "--json --all --family --exit-code --now --help" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
+	classify-failure) COMPREPLY=($(compgen -W "--json --all --family --exit-code --now --pty --screen --help" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
 	record) COMPREPLY=($(compgen -W "--family --model --account --exit-code --help" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
 	status) COMPREPLY=($(compgen -W "--json --all --short --help" -- "$cur")) ;;
 	reset) COMPREPLY=($(compgen -W "--all --help $families" -- "$cur")) ;;

@@ -262,6 +262,10 @@ screen_csi(struct ansi_screen *s, unsigned char f)
 {
 	const struct ansi_csi *csi = &s->csi;
 
+	/* Moving the cursor over what is shown or erasing it (not colours): a
+	 * program that draws its screen rather than printing lines. */
+	if (strchr("ABCDEFGHJKfd", f) != NULL || (f == 'h' && csi->alt_screen))
+		s->drawn = true;
 	switch (f) {
 	case 'h': case 'l':
 		if (csi->private_mode)
@@ -299,6 +303,7 @@ ansi_screen_feed(struct ansi_screen *s, const char *in, size_t len)
 			break;
 		case EV_RESET:
 			ansi_screen_init(s);
+			s->drawn = true;
 			break;
 		case EV_NONE:
 			break;

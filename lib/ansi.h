@@ -59,6 +59,7 @@ struct ansi_screen {
 	bool cursor_hidden;
 	bool mid_line;        /* the cursor is not at the start of a line */
 	bool main_mid_line;   /* mid_line of the main screen, while on the other */
+	bool drawn;           /* the stream moved the cursor or erased: a drawn screen */
 };
 
 void ansi_screen_init(struct ansi_screen *s);

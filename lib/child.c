@@ -50,6 +50,7 @@ static volatile sig_atomic_t fwd_pid;         /* the child, 0 once reaped */
 static volatile sig_atomic_t fwd_same_group;  /* terminal signals reach the child too */
 static volatile sig_atomic_t fwd_pty;         /* SIGWINCH resizes the pty instead */
 static volatile sig_atomic_t got_chld, got_winch, got_cont;
+static unsigned winsize_changes;  /* read by the tap's thread too: atomic */
 static volatile sig_atomic_t got_tstp;        /* 1: stop; 2: stop and forward */
 
 /* What the session leader tells rlwrap: one record per write (atomic). */
@@ -571,8 +572,8 @@ take_terminal(struct child *c, const struct child_spec *spec)
 	put_all(c->dest[CHILD_OUT], seq, n);
 	if (spec->term != NULL && spec->term->fd >= 0) {
 		term_enter_raw(spec->term, spec->term->fd);
-		if (c->pty_master >= 0)
-			pty_copy_winsize(spec->term->fd, c->pty_master);
+		if (c->pty_master >= 0 && pty_copy_winsize(spec->term->fd, c->pty_master))
+			__atomic_add_fetch(&winsize_changes, 1, __ATOMIC_RELEASE);
 	}
 	/* Its screen was put away under it: ask it to draw it again. */
 	if (n > 0 && c->pty_master >= 0 && !c->reaped && (fg = tcgetpgrp(c->pty_master)) > 0)
@@ -811,8 +812,9 @@ handle_flags(struct child *c, const struct child_spec *spec, struct timespec *de
 	}
 	if (got_winch) {
 		got_winch = 0;
-		if (c->pty_master >= 0 && spec->term != NULL && spec->term->fd >= 0)
-			pty_copy_winsize(spec->term->fd, c->pty_master);
+		if (c->pty_master >= 0 && spec->term != NULL && spec->term->fd >= 0 &&
+		    pty_copy_winsize(spec->term->fd, c->pty_master))
+			__atomic_add_fetch(&winsize_changes, 1, __ATOMIC_RELEASE);
 	}
 }
 
@@ -1246,4 +1248,10 @@ child_pump(struct child *c, const struct child_spec *spec)
 	}
 	child_close(c);
 	return 0;
+}
+
+unsigned
+child_winsize_changes(void)
+{
+	return __atomic_load_n(&winsize_changes, __ATOMIC_ACQUIRE);
 }

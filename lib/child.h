@@ -112,6 +112,9 @@ enum spawn_result { SPAWN_OK, SPAWN_FAILED, SPAWN_EXEC_FAILED };
  * Returns 0 or -1 with errno set.
  */
 int child_signals_catch(void);
+/* How many times the pty's window size has been changed (a SIGWINCH
+ * passed on): a reader on any thread sees that it changed. */
+unsigned child_winsize_changes(void);
 /* Puts every disposition and the mask back as child_signals_catch() found them. */
 void child_signals_release(void);
 

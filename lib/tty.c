@@ -27,8 +27,8 @@ default_winsize(struct winsize *ws)
 		ws->ws_row = (unsigned short)n;
 }
 
-static void
-get_winsize(int like_fd, struct winsize *ws)
+void
+pty_window_size(int like_fd, struct winsize *ws)
 {
 	int fds[] = { like_fd, STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO };
 
@@ -48,7 +48,7 @@ pty_open(int like_fd, int *master, int *slave)
 	if (like_fd >= 0 && tcgetattr(like_fd, &tio) == 0)
 		tiop = &tio;
 	memset(&ws, 0, sizeof(ws));
-	get_winsize(like_fd, &ws);
+	pty_window_size(like_fd, &ws);
 	if (openpty(master, slave, NULL, tiop, &ws) < 0)
 		return -1;
 	flags = fcntl(*master, F_GETFL);

@@ -25,6 +25,9 @@ struct term_mode {
  * close-on-exec and non-blocking.  Returns 0, or -1 with errno set.
  */
 int pty_open(int like_fd, int *master, int *slave);
+/* The window size pty_open() gives the pty, by the same rule. */
+struct winsize;
+void pty_window_size(int like_fd, struct winsize *ws);
 
 /* In the session leader, after fork: a new session with slave as its
  * controlling terminal.  Returns 0 or -1 with errno set;

@@ -71,8 +71,11 @@ in_pty() {
 	assert_line "hello"
 }
 
+# The screen tests turn the terminal's echo off: script(1) types an
+# end-of-file character when its input ends, which the child's terminal
+# would echo under the banner as "^@", as if a person had typed it.
 @test "the screen text is scanned for cap messages" {
-	run in_pty "\"$RLWRAP\" --signal-file sig.json -- cat \"$FIXTURES/wrapper/claude-screen-limit.txt\""
+	run in_pty "stty -echo; \"$RLWRAP\" --signal-file sig.json -- cat \"$FIXTURES/wrapper/claude-screen-limit.txt\""
 	assert_output --partial "hit your limit"
 	run jq -r '.reason' sig.json
 	assert_output "usage-limit"
@@ -82,9 +85,56 @@ in_pty() {
 }
 
 @test "a banner drawn in the TUI and again after leaving the alternate screen is stored once" {
-	run in_pty "\"$RLWRAP\" --signal-file sig.json -- cat \"$FIXTURES/wrapper/claude-screen-limit-repeated.txt\""
+	run in_pty "stty -echo; \"$RLWRAP\" --signal-file sig.json -- cat \"$FIXTURES/wrapper/claude-screen-limit-repeated.txt\""
 	run jq -r '.message' sig.json
 	assert_output --partial "You've hit your limit"
 	[ "$(grep -o "You've hit your limit" <<<"$output" | wc -l)" -eq 1 ] || fail "stored twice: $output"
 	refute_output --partial "America/New_York) "
+}
+
+# ink-screen draws the way Claude Code's renderer does: a spinner redrawn
+# in place with ESC[2K ESC[1A ... ESC[G, a reply the terminal wraps, and
+# (with "limit") the session-limit banner as the last message, then exits
+# 0.  The screen's text is judged, and the raw capture read back through
+# the same emulator gives the same verdict.
+# (The verdict rules are issue 31's text rules: a banner that is the
+# agent's last message on the final screen trips whatever the exit status.)
+@test "an Ink screen ending on the session-limit banner trips, live and from its raw capture" {
+	export RLWRAP_TEST_NOW=2026-11-30T12:00:00Z
+	run in_pty "stty rows 24 cols 80 -echo; \"$RLWRAP\" --pty --raw-stream cap --signal-file sig.json -- ink-screen limit"
+	run jq -r '[.reason, .exit_code, .resets_at, .message] | @tsv' sig.json
+	assert_output $'usage-limit\t0\t2026-11-30T18:30:00Z\t\u23bf  You\'ve hit your session limit \u00b7 resets 6:30pm (UTC)'
+	grep -q $'\e\\[2K\e\\[1A' cap || fail "the raw stream does not hold the terminal's bytes"
+	run "$RLWRAP" classify-failure --json --exit-code 0 --now 2026-11-30T12:00:00Z --screen 80x24 cap
+	assert_success
+	run jq -r '[.reason, .resets_at, .message] | @tsv' <<<"$output"
+	assert_output $'usage-limit\t2026-11-30T18:30:00Z\t\u23bf  You\'ve hit your session limit \u00b7 resets 6:30pm (UTC)'
+	# Found to be a terminal capture without being told (--pty forces it).
+	run "$RLWRAP" classify-failure --exit-code 0 --now 2026-11-30T12:00:00Z cap
+	assert_output --partial "usage-limit"
+}
+
+@test "an Ink screen with no banner does not trip, live or from its raw capture" {
+	export RLWRAP_TEST_NOW=2026-11-30T12:00:00Z
+	run in_pty "stty rows 24 cols 80 -echo; \"$RLWRAP\" --pty --raw-stream cap --signal-file sig.json -- ink-screen"
+	run jq -r '.reason' sig.json
+	assert_output "none"
+	run "$RLWRAP" classify-failure --pty --exit-code 0 cap
+	assert_output --partial "none"
+}
+
+# On 40 columns the banner starts a row of its own, under 40 x's that are
+# then erased: it stands.  A screen still 80 wide would have erased the
+# banner's start with them.
+@test "the screen follows a window size change" {
+	export RLWRAP_TEST_NOW=2026-11-30T12:00:00Z
+	cat > draw <<-'EOF'
+		sleep 1.5
+		printf 'x%.0s' $(seq 40)
+		printf 'You have hit your session limit \302\267 resets 6:30pm (UTC)\033[2A\033[G\033[2K'
+	EOF
+	run in_pty "stty rows 24 cols 80 -echo; (sleep 0.5; stty cols 40 < /dev/tty) &
+		\"$RLWRAP\" --pty --signal-file sig.json -- sh draw"
+	run jq -r '[.reason, .resets_at] | @tsv' sig.json
+	assert_output $'usage-limit\t2026-11-30T18:30:00Z'
 }
