@@ -1,0 +1,81 @@
+#!/usr/bin/env bats
+# The guards against what a path, the stream or a shared store can say
+# (issue 25, docs/design.md section 13): output files never land on
+# rlwrap's own files nor hang on a FIFO; stream values reach hooks, JSON
+# and files sanitised; store addresses never show a password; usage sums
+# saturate.
+
+load helpers
+bats_require_minimum_version 1.5.0
+
+setup() {
+	agent_setup
+	export RLWRAP_TEST_NOW=$NOW FAKE_RECORD="$BATS_TEST_TMPDIR/record"
+	printf '[family.claude]\ncommands = record-args\n' > "$RLWRAP_CONFIG"
+	printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":"ok"}' > success
+}
+
+# runs_stored: how many runs the store has.
+runs_stored() {
+	db 'select count(*) from runs'
+}
+
+# ---- output files ----
+
+@test "guard: --signal-file naming the state file, its -wal or a link to it is refused; the run goes on" {
+	sqlite_only
+	FAKE_STREAM=success "$RLWRAP" -q -- record-args first > /dev/null
+	ln -s "$RLWRAP_DB" db-link
+	touch "$RLWRAP_DB-wal"
+	for target in "$RLWRAP_DB" "$RLWRAP_DB-wal" db-link; do
+		FAKE_STREAM=success FAKE_EXIT=4 run -4 "$RLWRAP" --signal-file "$target" -- record-args again
+		assert_line --partial "rlwrap's own file (the state file"
+		assert_line --partial '"result":"ok"'
+	done
+	[ -L db-link ]
+	assert_equal "$(runs_stored)" 4
+	run sqlite3 "$RLWRAP_DB" 'pragma integrity_check'
+	assert_output ok
+}
+
+@test "guard: the server store's journal, the config and the key file are never written" {
+	local dir="$XDG_STATE_HOME/rlwrap"
+	mkdir -p "$dir"
+	for f in journal.db journal.db-wal key; do echo "keep $f" > "$dir/$f"; done
+	for target in "$dir/journal.db" "$dir/journal.db-wal" "$dir/key" "$RLWRAP_CONFIG"; do
+		run "$RLWRAP" --raw-stream "$target" -- echo child-ran
+		assert_success
+		assert_line child-ran
+		assert_line --partial "rlwrap's own file (the"
+		run "$RLWRAP" --signal-file "$target" -- echo child-ran
+		assert_success
+		assert_line --partial "rlwrap's own file (the"
+	done
+	for f in journal.db journal.db-wal key; do assert_equal "$(cat "$dir/$f")" "keep $f"; done
+	grep -q record-args "$RLWRAP_CONFIG"
+}
+
+@test "guard: a FIFO as --signal-file or --raw-stream is refused at once, reader or not" {
+	mkfifo fifo
+	run -3 timeout 20 "$RLWRAP" --signal-file fifo -- sh -c 'echo out; exit 3'
+	assert_line out
+	assert_line --partial "fifo: not a regular file (a FIFO): refused"
+	run -3 timeout 20 "$RLWRAP" --raw-stream fifo -- sh -c 'echo out; exit 3'
+	assert_line out
+	# with a reader waiting, the same
+	timeout 20 cat fifo > read.out &
+	local reader=$!
+	run -3 timeout 20 "$RLWRAP" --signal-file fifo -- sh -c 'echo out; exit 3'
+	assert_line --partial "(a FIFO): refused"
+	exec 9> fifo
+	exec 9>&-
+	exits 0 wait "$reader"
+	[ ! -s read.out ]
+}
+
+@test "guard: /dev/null and an ordinary file are still written" {
+	run "$RLWRAP" --signal-file /dev/null --raw-stream raw -- echo hello
+	assert_success
+	assert_output hello
+	assert_equal "$(cat raw)" hello
+}
