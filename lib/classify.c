@@ -90,7 +90,7 @@ ctx_set_model(struct dialect_ctx *ctx, const char *model)
 {
 	if (model == NULL || *model == '\0' || ctx->model[0] != '\0' || strcmp(model, "<synthetic>") == 0)
 		return;
-	utf8_copy(ctx->model, sizeof(ctx->model), model);
+	clean_copy_str(ctx->model, sizeof(ctx->model), model);
 }
 
 void

@@ -79,3 +79,42 @@ runs_stored() {
 	assert_output hello
 	assert_equal "$(cat raw)" hello
 }
+
+# ---- values from the stream ----
+
+# no_hidden TEXT: fails when TEXT holds a C0 control (a newline included),
+# DEL, a C1 control, U+202E or U+2028, raw or as a JSON escape of one.
+no_hidden() {
+	if printf '%s' "$1" | LC_ALL=C grep -q $'[\x01-\x1f\x7f]\|\xc2[\x80-\x9f]\|\xe2\x80[\xa8\xa9\xaa-\xae]'; then
+		fail "hidden characters in: $(printf '%s' "$1" | od -c | head -10)"
+	fi
+	if printf '%s' "$1" | grep -qi '\\u00[01][0-9a-f]\|\\u009b\|\\u202e\|\\u2028\|\\n'; then
+		fail "an escaped control in: $1"
+	fi
+}
+
+@test "sanitiser: a QuotaFailure model reaches a hook's RLWRAP_SCOPE without its newline, ESC or controls" {
+	printf '#!/bin/sh\nprintf "%%s" "$RLWRAP_SCOPE" > "%s/scope.out"\n' "$BATS_TEST_TMPDIR" > scope-hook
+	chmod +x scope-hook
+	printf '[hooks]\non_trip = %s/scope-hook\n' "$PWD" > "$RLWRAP_CONFIG"
+	printf '%s\n' '{"error":{"code":429,"message":"You exceeded your current quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaMetric":"m","quotaId":"GenerateContentInputTokensPerModelPerMinute-FreeTier","quotaDimensions":{"location":"global","model":"evil\n$(touch pwned)\u001b[2J\u009b\u202e\u2028x"},"quotaValue":"1"}]},{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"26s"}]}}' > quota
+	exits 0 "$RLWRAP" -q -- cat quota > /dev/null
+	for _ in $(seq 100); do [ -s scope.out ] && break; sleep 0.1; done
+	assert_equal "$(cat scope.out)" 'evil $(touch pwned)[2Jx'
+	[ ! -e pwned ]
+	run "$RLWRAP" status --json
+	no_hidden "$output"
+}
+
+@test "sanitiser: classify-failure --json and --signal-file drop C1, bidi and line separators from model and limit_type" {
+	printf '%s\n' \
+		'{"type":"system","subtype":"init","model":"claude\u009b-opus\u202e-4\u2028-6\u2029","session_id":"s"}' \
+		'{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1796061600,"rateLimitType":"five\u009b_hour\u202e\u2028\u200b","isUsingOverage":false}}' \
+		'{"type":"result","subtype":"success","is_error":true,"result":"You have hit your limit","api_error_status":429}' > hostile
+	run "$RLWRAP" classify-failure --json < hostile
+	no_hidden "$output"
+	assert_equal "$(printf '%s' "$output" | jq -r '.model + "|" + .limit_type')" "claude-opus-4-6|five_hour"
+	FAKE_STREAM=hostile exits 0 "$RLWRAP" -q --signal-file sig.json -- claude -p x > /dev/null
+	no_hidden "$(cat sig.json)"
+	assert_equal "$(jq -r '.model + "|" + .limit_type' sig.json)" "claude-opus-4-6|five_hour"
+}
