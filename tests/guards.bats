@@ -118,3 +118,26 @@ no_hidden() {
 	no_hidden "$(cat sig.json)"
 	assert_equal "$(jq -r '.model + "|" + .limit_type' sig.json)" "claude-opus-4-6|five_hour"
 }
+
+# ---- store addresses ----
+
+@test "a percent-encoded PostgreSQL password is masked in messages, the journal's server and status --json" {
+	export RLWRAP_DB='postgresql://fleet:p%40ss%3Aw%2Frd%231@127.0.0.1:1/db?connect_timeout=1'
+	run "$RLWRAP" status --json
+	if [[ $output == *"not in this build"* ]]; then skip "built without PostgreSQL"; fi
+	assert_output --partial 'postgresql://fleet:***@127.0.0.1:1/db'
+	run "$RLWRAP" status
+	assert_output --partial "store: postgresql://fleet:***@127.0.0.1:1/db?connect_timeout=1 did not answer"
+	run "$RLWRAP" -- echo child-ran
+	assert_line child-ran
+	for form in 'p%40ss%3Aw%2Frd%231' 'p@ss:w/rd#1' 'p%40ss' 'w%2Frd'; do
+		run "$RLWRAP" status --json
+		refute_output --partial "$form"
+		run "$RLWRAP" -- true
+		refute_output --partial "$form"
+	done
+	export RLWRAP_DB='postgresql://fleet@127.0.0.1:1/db?connect_timeout=1&password=s3cr%20et'
+	run "$RLWRAP" status
+	assert_output --partial 'password=***'
+	refute_output --partial 's3cr'
+}
