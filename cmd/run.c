@@ -551,6 +551,8 @@ finish_verdict(struct run_tap *t, const struct run_opts *o, const struct run_ide
 	line_merge_finish(&t->merge);
 	classifier_finish(t->cls, r->exit_code, &r->sig);
 	classifier_usage(t->cls, &r->usage);
+	if (r->usage.held)
+		warnx("the stream's usage went past what a run reports: held at the maximum, a cost that is not a number left out");
 	r->saw_output = classifier_saw_output(t->cls);
 	if (o->model != NULL || (r->sig.model[0] == '\0' && id->model[0] != '\0'))
 		strlcpy(r->sig.model, id->model, sizeof(r->sig.model));

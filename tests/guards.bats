@@ -141,3 +141,26 @@ no_hidden() {
 	assert_output --partial 'password=***'
 	refute_output --partial 's3cr'
 }
+
+# ---- usage ----
+
+@test "usage: token sums held at INT64_MAX and cost sums at 1e15, with one warning; history and usage stay numbers" {
+	local max=9223372036854775807
+	printf '%s\n' \
+		"{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"ok\",\"usage\":{\"input_tokens\":$max,\"output_tokens\":$max},\"total_cost_usd\":1e308}" \
+		"{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"ok\",\"usage\":{\"input_tokens\":$max,\"output_tokens\":1},\"total_cost_usd\":1e308}" > big
+	run "$RLWRAP" -f claude -- cat big
+	assert_success
+	assert_line --partial "usage went past what a run reports: held at the maximum"
+	assert_equal "$(db 'select input_tokens, output_tokens from runs')" "$max|$max"
+	assert_equal "$(db 'select cast(cost_usd as int) from runs')" 1000000000000000
+	run "$RLWRAP" history --json
+	assert_equal "$(printf '%s' "$output" | jq '.[0].cost_usd')" 1000000000000000
+	[ "$(printf '%s' "$output" | jq '.[0].input_tokens > 0')" = true ]
+	# a second run: the sums over runs hold too
+	"$RLWRAP" -q -f claude -- cat big > /dev/null 2>&1
+	run "$RLWRAP" usage
+	assert_line --partial "tokens $max in $max out, \$1000000000000000.00"
+	refute_output --partial inf
+	refute_output --partial -- "-2 in"
+}
