@@ -164,3 +164,20 @@ no_hidden() {
 	refute_output --partial inf
 	refute_output --partial -- "-2 in"
 }
+
+# ---- redaction ----
+
+@test "redaction: a token-only URL, PASS= and *_PASS=, --bearer and a JWT's signature are stored redacted" {
+	local jwt=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c
+	FAKE_STREAM=success exits 0 "$RLWRAP" -q -f claude -- record-args \
+		https://abcdefghijklmnopqrstuvwxyz@github.com/x.git PASS=hunter2 DB_PASS=hunter3 \
+		--bearer b3arer-value "Authorization: Bearer $jwt" "$jwt" > /dev/null
+	run db 'select argv from runs'
+	assert_success
+	for secret in abcdefghijklmnop hunter2 hunter3 b3arer-value SflKxwRJSMeKKF2QT4fw; do
+		refute_output --partial "$secret"
+	done
+	assert_output --partial 'https://[redacted]@github.com/x.git'
+	assert_output --partial 'PASS=[redacted]'
+	assert_output --partial '"--bearer","[redacted]"'
+}
