@@ -33,6 +33,19 @@ add_sqlite(struct own_files *out, const char *path, const char *const what[4])
 	add(out, what[3], path, "-journal");
 }
 
+/* name in the directory of path. */
+static void
+add_beside(struct own_files *out, const char *what, const char *path, const char *name)
+{
+	const char *slash = strrchr(path, '/');
+	char buf[PATH_MAX];
+	int n = slash == NULL ? snprintf(buf, sizeof(buf), "%s", name) :
+	    snprintf(buf, sizeof(buf), "%.*s/%s", (int)(slash - path), path, name);
+
+	if (n > 0 && (size_t)n < sizeof(buf))
+		add(out, what, buf, "");
+}
+
 bool
 own_key_path(char *buf, size_t size)
 {
@@ -70,8 +83,10 @@ own_files_list(struct own_files *out, const struct config *cfg)
 		return;
 	if (cfg != NULL)
 		store_options_server(&opts, cfg->store_schema, 0, 0);
-	if (!store_is_server_url(opts.path))
+	if (!store_is_server_url(opts.path)) {
 		add_sqlite(out, opts.path, state);
+		add_beside(out, "the hooks log", opts.path, "hooks.log");
+	}
 	add_sqlite(out, opts.journal_path, journal);
 	add(out, "the journal's replay marker", opts.journal_path, ".replay");
 	if (memo_path(&opts, buf, sizeof(buf)))

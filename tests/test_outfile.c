@@ -109,6 +109,48 @@ test_guard_refuses_own_files_and_fifos(void **state)
 	assert_false(outfile_guard(tmpdir, NULL, err, sizeof(err)));
 }
 
+static bool
+listed(const struct own_files *own, const char *what, const char *ending)
+{
+	for (size_t i = 0; i < own->n; i++) {
+		size_t n = strlen(own->file[i].path), k = strlen(ending);
+
+		if (strcmp(own->file[i].what, what) == 0 && n >= k && strcmp(own->file[i].path + n - k, ending) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The one list: the store's files or a server's journal and memo, the
+ * config and the key file, wherever the environment puts them. */
+static void
+test_own_files_list(void **state)
+{
+	struct own_files own;
+
+	(void)state;
+	setenv("XDG_STATE_HOME", tmpdir, 1);
+	setenv("RLWRAP_CONFIG", "/etc/rlwrap-test.conf", 1);
+	setenv("RLWRAP_DB", "/srv/state.db", 1);
+	own_files_list(&own, NULL);
+	assert_true(listed(&own, "the state file", "/srv/state.db"));
+	assert_true(listed(&own, "the state file's -wal", "/srv/state.db-wal"));
+	assert_true(listed(&own, "the state file's -journal", "/srv/state.db-journal"));
+	assert_true(listed(&own, "the hooks log", "/srv/hooks.log"));
+	assert_true(listed(&own, "the config", "/etc/rlwrap-test.conf"));
+	assert_true(listed(&own, "the key file", "/rlwrap/key"));
+	assert_true(listed(&own, "the server store's journal", "/rlwrap/journal.db"));
+	assert_false(listed(&own, "the server store's memo", ".memo"));
+	setenv("RLWRAP_DB", "postgresql://fleet:pw@db.example.com/rlwrap", 1);
+	own_files_list(&own, NULL);
+	assert_false(listed(&own, "the state file", ""));
+	assert_true(listed(&own, "the server store's journal", "/rlwrap/journal.db"));
+	assert_true(listed(&own, "the journal's -wal", "/rlwrap/journal.db-wal"));
+	assert_true(listed(&own, "the server store's memo", ".memo"));
+	unsetenv("RLWRAP_DB");
+	unsetenv("RLWRAP_CONFIG");
+}
+
 int
 main(void)
 {
@@ -116,6 +158,7 @@ main(void)
 		cmocka_unit_test(test_replace_is_whole_and_private),
 		cmocka_unit_test(test_symlink_rule),
 		cmocka_unit_test(test_guard_refuses_own_files_and_fifos),
+		cmocka_unit_test(test_own_files_list),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
