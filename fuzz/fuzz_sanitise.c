@@ -34,7 +34,8 @@ check_clean(const char *out, size_t n, size_t cap)
 	if (n >= cap || strlen(out) != n)
 		violated("longer than its room, or a NUL inside", out);
 	for (size_t i = 0, k; i < n; i += k) {
-		if ((k = utf8_sequence(out + i, n - i)) == 0)
+		k = (unsigned char)out[i] < 0x80 ? 1 : utf8_sequence(out + i, n - i);   /* it gives 0 for ASCII */
+		if (k == 0)
 			violated("not well-formed UTF-8", out);
 		if (visible_hidden(out + i, k))
 			violated("a control, bidi, zero-width or line-separator character kept", out);
