@@ -552,7 +552,8 @@ finish_verdict(struct run_tap *t, const struct run_opts *o, const struct run_ide
 	classifier_finish(t->cls, r->exit_code, &r->sig);
 	classifier_usage(t->cls, &r->usage);
 	if (r->usage.held)
-		warnx("the stream's usage went past what a run reports: held at the maximum, a cost that is not a number left out");
+		warnx("the stream's usage went past what a run reports: "
+		    "held at the maximum, a cost that is not a number left out");
 	r->saw_output = classifier_saw_output(t->cls);
 	if (o->model != NULL || (r->sig.model[0] == '\0' && id->model[0] != '\0'))
 		strlcpy(r->sig.model, id->model, sizeof(r->sig.model));
@@ -961,7 +962,8 @@ run_exec(struct args *args)
 	if (!run_setup(args, &x))
 		return EXIT_USAGE;
 	/* Both files are checked before the gate records a running row, and
-	 * before any spawn: a failure is ours (125). */
+	 * before any spawn: one that cannot be opened is ours (125), one the
+	 * guard refuses is left out with one line. */
 	own_files_list(&run_own_files, &x.b.cfg);
 	x.raw_fd = open_raw_stream(x.o.raw_stream);
 	check_signal_file(&x.o);
