@@ -110,7 +110,7 @@ tcp_url() {
 	assert_success
 	assert_output --partial "\"store\":\"postgresql://$role:***@127.0.0.1"
 	for form in 'p%40ss%3Aw%2Frd%231' 'p@ss:w/rd#1' 'p%40ss' 'p@ss'; do refute_output --partial "$form"; done
-	RLWRAP_DB=${RLWRAP_DB/%231/%232} run "$RLWRAP" status
+	RLWRAP_DB=${RLWRAP_DB/rd%231/rd%232} run "$RLWRAP" status
 	assert_failure 1
 	assert_output --partial "password authentication failed"
 	for form in 'p%40ss%3Aw%2Frd%232' 'p@ss:w/rd#2' 'p%40ss' 'p@ss'; do refute_output --partial "$form"; done
