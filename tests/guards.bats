@@ -119,6 +119,20 @@ no_hidden() {
 	assert_equal "$(jq -r '.model + "|" + .limit_type' sig.json)" "claude-opus-4-6|five_hour"
 }
 
+@test "sanitiser: a breaker row another host wrote reaches the refusal's --signal-file and a hook sanitised" {
+	printf '#!/bin/sh\nprintf "%%s" "$RLWRAP_MESSAGE" > "%s/message.out"\n' "$BATS_TEST_TMPDIR" > msg-hook
+	chmod +x msg-hook
+	printf '[family.claude]\ncommands = record-args\n[hooks]\non_close = %s/msg-hook\n' "$PWD" > "$RLWRAP_CONFIG"
+	"$RLWRAP" trip --for 1h claude > /dev/null
+	db "update breakers set last_message = 'limit' || char(8238) || char(10) || 'forged' || char(155) || char(27) || '[2J'"
+	run -75 "$RLWRAP" --signal-file sig.json -- record-args x
+	no_hidden "$(cat sig.json)"
+	assert_equal "$(jq -r .message sig.json)" 'limit forged[2J'
+	exits 0 "$RLWRAP" reset claude > /dev/null
+	for _ in $(seq 100); do [ -s message.out ] && break; sleep 0.1; done
+	assert_equal "$(cat message.out)" 'limit forged[2J'
+}
+
 # ---- store addresses ----
 
 @test "a percent-encoded PostgreSQL password is masked in messages, the journal's server and status --json" {
