@@ -28,6 +28,7 @@
 #include "breaker.h"
 #include "cmd.h"
 #include "store.h"
+#include "textutil.h"
 
 extern char **environ;
 
@@ -113,9 +114,20 @@ hook_env(const char *const vars[HOOK_ENV_VARS][2], size_t *ours)
 		    strncmp(environ[i], "RLWRAP_DB=", 10) == 0 || strncmp(environ[i], "RLWRAP_CONFIG=", 14) == 0)
 			envp[k++] = environ[i];
 	*ours = k;
-	for (int v = 0; v < HOOK_ENV_VARS; v++)
-		if (asprintf(&envp[k], "%s=%s", vars[v][0], vars[v][1] != NULL ? vars[v][1] : "") >= 0)
-			k++;
+	for (int v = 0; v < HOOK_ENV_VARS; v++) {
+		/* a value from a stream, or a row another host wrote, as the
+		 * sanitiser leaves it: no newline, escape or bidi control */
+		const char *raw = vars[v][1] != NULL ? vars[v][1] : "";
+		size_t size = strlen(raw) + 1;
+		char *value = malloc(size);
+
+		if (value != NULL) {
+			clean_copy_str(value, size, raw);
+			if (asprintf(&envp[k], "%s=%s", vars[v][0], value) >= 0)
+				k++;
+		}
+		free(value);
+	}
 	envp[k] = NULL;
 	return envp;
 }

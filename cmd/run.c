@@ -425,42 +425,37 @@ tap_tee_open(struct run_tap *t, struct child_spec *spec)
 	spec->tap_pipe = t->tee_pipe[1];
 }
 
-/* Does fd write into the state file (or its -wal or -shm)?  It would
- * destroy it. */
-static bool
-is_state_file(int fd, const struct run_breaker *b)
-{
-	struct store_options opts;
-	struct store_error error;
-	char side[PATH_MAX + 8];
+/* rlwrap's own files, which no output file may name (outfile.h). */
+static struct own_files run_own_files;
 
-	if (!store_options_resolve(&opts, b->cfg.store_path, 0, 0, &error))
+/* An output file the guard refuses is not written; the run goes on, with
+ * one line saying so. */
+static bool
+output_refused(const char *option, const char *path)
+{
+	char error[PATH_MAX + 256];
+
+	if (outfile_guard(path, &run_own_files, error, sizeof(error)))
 		return false;
-	if (outfile_is(fd, opts.path))
-		return true;
-	snprintf(side, sizeof(side), "%s-wal", opts.path);
-	if (outfile_is(fd, side))
-		return true;
-	snprintf(side, sizeof(side), "%s-shm", opts.path);
-	return outfile_is(fd, side);
+	warnx_visible("%s %s", option, error);
+	return true;
 }
 
-/* Opens --raw-stream before the child runs (a failure is ours: 125): not
- * through a symlink someone else planted (outfile.h), never the state file. */
+/* Opens --raw-stream before the child runs (a failure to open is ours:
+ * 125); -1 when there is none or the guard refused it. */
 static int
-open_raw_stream(const char *path, const struct run_breaker *b)
+open_raw_stream(const char *path)
 {
-	char error[PATH_MAX + 128];
+	char error[PATH_MAX + 256];
 	int fd;
 
-	if (path == NULL)
+	if (path == NULL || output_refused("--raw-stream", path))
 		return -1;
-	if ((fd = outfile_open(path, error, sizeof(error))) < 0)
+	if ((fd = outfile_open(path, &run_own_files, error, sizeof(error))) == OUTFILE_REFUSED)
+		warnx_visible("--raw-stream %s", error);
+	else if (fd < 0)
 		errx(EXIT_INTERNAL, "--raw-stream %s", error);
-	if (is_state_file(fd, b))
-		errx(EXIT_INTERNAL, "--raw-stream %s: that is the state file (or its -wal or -shm): refused",
-		    path);
-	return fd;
+	return fd < 0 ? -1 : fd;
 }
 
 /* Empties the raw stream once the child will run (a refusal leaves it be). */
@@ -473,13 +468,18 @@ truncate_raw_stream(int fd, const char *path)
 		errx(EXIT_INTERNAL, "--raw-stream %s", error);
 }
 
-/* Checks --signal-file before the child runs: it will be replaced then. */
+/* Checks --signal-file before the child runs: it will be replaced then;
+ * one the guard refuses is dropped. */
 static void
-check_signal_file(const char *path)
+check_signal_file(struct run_opts *o)
 {
-	char error[PATH_MAX + 128];
+	char error[PATH_MAX + 256];
 
-	if (path != NULL && !outfile_check(path, error, sizeof(error)))
+	if (o->signal_file != NULL && output_refused("--signal-file", o->signal_file)) {
+		free(o->signal_file);
+		o->signal_file = NULL;
+	}
+	if (o->signal_file != NULL && !outfile_check(o->signal_file, &run_own_files, error, sizeof(error)))
 		errx(EXIT_INTERNAL, "--signal-file %s", error);
 }
 
@@ -586,7 +586,7 @@ write_json_file(const char *option, const char *path, json_t *obj)
 		free(text);
 		return;
 	}
-	if (!outfile_replace(path, doc, strlen(doc), error, sizeof(error)))
+	if (!outfile_replace(path, &run_own_files, doc, strlen(doc), error, sizeof(error)))
 		warnx_visible("%s %s", option, error);
 	free(doc);
 	free(text);
@@ -621,6 +621,9 @@ finish_verdict(struct run_tap *t, const struct run_opts *o, const struct run_ide
 	screen_judged(t);
 	classifier_finish(t->cls, r->exit_code, &r->sig);
 	classifier_usage(t->cls, &r->usage);
+	if (r->usage.held)
+		warnx("the stream's usage went past what a run reports: "
+		    "held at the maximum, a cost that is not a number left out");
 	r->saw_output = classifier_saw_output(t->cls);
 	if (o->model != NULL || (r->sig.model[0] == '\0' && id->model[0] != '\0'))
 		strlcpy(r->sig.model, id->model, sizeof(r->sig.model));
@@ -1049,9 +1052,11 @@ run_exec(struct args *args)
 	if (!run_setup(args, &x))
 		return EXIT_USAGE;
 	/* Both files are checked before the gate records a running row, and
-	 * before any spawn: a failure is ours (125). */
-	x.raw_fd = open_raw_stream(x.o.raw_stream, &x.b);
-	check_signal_file(x.o.signal_file);
+	 * before any spawn: one that cannot be opened is ours (125), one the
+	 * guard refuses is left out with one line. */
+	own_files_list(&run_own_files, &x.b.cfg);
+	x.raw_fd = open_raw_stream(x.o.raw_stream);
+	check_signal_file(&x.o);
 	if ((rc = run_breaker_open(&x.b, &x.o, &x.id)) < 0)
 		rc = gate_before_spawn(&x.b, &x.o, &x.id, x.o.wait ? x.o.wait_max : -1, x.o.force);
 	if (rc >= 0) {

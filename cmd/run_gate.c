@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "redact.h"
 #include "run.h"
+#include "textutil.h"
 #include "visible.h"
 
 #define POLL_MS_DEFAULT 5000
@@ -113,10 +114,12 @@ write_refusal(const struct run_breaker *b, const struct run_opts *o, const struc
 	strlcpy(sig.family, id->family, sizeof(sig.family));
 	strlcpy(sig.model, id->model, sizeof(sig.model));
 	if (blk != NULL) {
-		strlcpy(sig.scope, strcmp(blk->key.scope, SCOPE_FAMILY) == 0 ? "family" : blk->key.scope,
-		    sizeof(sig.scope));
+		/* a row of a shared store, maybe written by another host: the one
+		 * sanitiser's form, as a stream value gets */
+		clean_copy_str(sig.scope, sizeof(sig.scope),
+		    strcmp(blk->key.scope, SCOPE_FAMILY) == 0 ? "family" : blk->key.scope);
 		sig.resets_at = until;
-		strlcpy(sig.message, blk->last_message, sizeof(sig.message));
+		clean_copy_str(sig.message, sizeof(sig.message), blk->last_message);
 		rep.reset_source = blk->reset_source;
 	}
 	sig.exit_code = EXIT_REFUSED;

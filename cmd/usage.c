@@ -75,9 +75,9 @@ count_run(const struct run_row *row, void *arg)
 	if (l == NULL)
 		return false;
 	l->runs++;
-	l->input_tokens += row->usage.input_tokens > 0 ? row->usage.input_tokens : 0;
-	l->output_tokens += row->usage.output_tokens > 0 ? row->usage.output_tokens : 0;
-	l->cost_usd += row->usage.cost_usd > 0 ? row->usage.cost_usd : 0;
+	(void)usage_add_tokens(&l->input_tokens, row->usage.input_tokens > 0 ? row->usage.input_tokens : 0);
+	(void)usage_add_tokens(&l->output_tokens, row->usage.output_tokens > 0 ? row->usage.output_tokens : 0);
+	(void)usage_add_cost(&l->cost_usd, row->usage.cost_usd > 0 ? row->usage.cost_usd : 0);
 	l->failures += r != REASON_NONE || strcmp(row->state, "lost") == 0;
 	l->limit_hits += r == REASON_RATE_LIMIT || r == REASON_USAGE_LIMIT || r == REASON_CREDIT_EXHAUSTED;
 	return true;

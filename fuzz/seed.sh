@@ -6,7 +6,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: fuzz/seed.sh OUTDIR}
-mkdir -p "$out/classify" "$out/timeparse" "$out/jsonsubset"
+mkdir -p "$out/classify" "$out/timeparse" "$out/jsonsubset" "$out/outguard" "$out/sanitise"
 
 # header BYTE... : the header bytes, as octal escapes for printf.
 header() {
@@ -113,6 +113,22 @@ cat "$top"/fixtures/streams/*/*.jsonl | awk -v dir="$out/jsonsubset" '
 		printf "%s", $0 > f
 		close(f)
 	}'
+
+# outguard: the decoys and own files, each way (byte 0: guard, open,
+# replace, plant a link then replace).
+i=0
+for p in state.db state.db-wal ./state.db-wal ldb lwal hard fifo loop sub lsub/new config key new sub/new; do
+	for op in 0 1 2; do
+		{ header "$op"; printf '%s' "$p"; } > "$out/outguard/p$i"
+		i=$((i + 1))
+	done
+done
+{ header 3; printf 'x\000state.db-wal\000x'; } > "$out/outguard/link-wal"
+{ header 3; printf 'sub/y\000z\000sub/y'; } > "$out/outguard/link-sub"
+# sanitise: a capacity byte, then a hostile value.
+{ header 64; printf 'evil\n$(touch x)\033[2J\302\233\342\200\256\342\200\250x'; } > "$out/sanitise/hostile"
+{ header 8; printf 'caf\303\251 \303\251t\303\251'; } > "$out/sanitise/cut"
+{ header 255; printf 'claude-opus-4-6\t\r\n\357\273\277'; } > "$out/sanitise/plain"
 
 echo "seed.sh: $(ls "$out/classify" | wc -l) classify seeds, $(ls "$out/timeparse" | wc -l) timeparse seeds," \
     "$(ls "$out/jsonsubset" | wc -l) jsonsubset seeds in $out"

@@ -229,7 +229,7 @@ take_tokens(const struct run_row *row, void *arg)
 	struct recent_tokens *r = arg;
 
 	if (row->usage.input_tokens >= 0 && row->usage.output_tokens >= 0 && r->count < MEDIAN_RUNS)
-		r->tokens[r->count++] = (double)(row->usage.input_tokens + row->usage.output_tokens);
+		r->tokens[r->count++] = (double)row->usage.input_tokens + (double)row->usage.output_tokens;
 	return r->count < MEDIAN_RUNS;
 }
 

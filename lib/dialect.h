@@ -62,6 +62,7 @@ struct dialect_ctx {
 	long long input_tokens;        /* -1 until the stream reports usage */
 	long long output_tokens;
 	double cost_usd;               /* -1 until reported */
+	bool usage_held;               /* run_usage.held */
 };
 
 /* Sets the run's model unless it is already known or is a placeholder. */

@@ -80,7 +80,7 @@ claude_rate_limit_event(struct dialect_ctx *ctx, json_t *obj, struct evidence *e
 	ev->rejected_event = true;
 	evidence_add_type(ev, "rate_limit_event");
 	if (limit != NULL) {
-		utf8_copy(ev->limit_type, sizeof(ev->limit_type), limit);
+		clean_copy_str(ev->limit_type, sizeof(ev->limit_type), limit);
 		model_class_scope(ev, limit);
 		evidence_epoch_field(ev, json_object_get(json_object_get(info, "unifiedWindows"), limit),
 		    "resetsAt");

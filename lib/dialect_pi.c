@@ -48,7 +48,7 @@ pi_message_end(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 		return REC_OUTPUT;
 	model = jstr(msg, "model");
 	if (model != NULL)
-		utf8_copy(ev->model, sizeof(ev->model), model);
+		clean_copy_str(ev->model, sizeof(ev->model), model);
 	evidence_text_field(ev, msg, "errorMessage", ctx->now);
 	return REC_CANDIDATE;
 }

@@ -120,7 +120,7 @@ google_details(struct evidence *ev, json_t *details, time_t now)
 				v = json_object_get(viol, "quotaDimensions");
 				model = jstr(v, "model");
 				if (model != NULL && ev->scope_model[0] == '\0')
-					utf8_copy(ev->scope_model, sizeof(ev->scope_model), model);
+					clean_copy_str(ev->scope_model, sizeof(ev->scope_model), model);
 			}
 		}
 	}
@@ -446,7 +446,7 @@ capacity_model(struct evidence *ev, const char *low, size_t n)
 		return;
 	memcpy(model, p, len);
 	model[len] = '\0';
-	utf8_copy(ev->scope_model, sizeof(ev->scope_model), model);
+	clean_copy_str(ev->scope_model, sizeof(ev->scope_model), model);
 }
 
 /* A model name at p (lowercase text): letters, digits and "-._/:", no

@@ -277,7 +277,7 @@ evidence_add_type(struct evidence *ev, const char *type)
 		return;
 	ev->typed = true;
 	if (ev->error_type[0] == '\0')
-		utf8_copy(ev->error_type, sizeof(ev->error_type), type);
+		clean_copy_str(ev->error_type, sizeof(ev->error_type), type);
 }
 
 void

@@ -15,17 +15,20 @@
  * then name endings; any case. */
 static const char *const secret_option_names[] = {
 	"key", "token", "secret", "password", "passwd", "pass", "apikey", "auth", "pat",
-	"passphrase", "cookie", "credential", "credentials",
+	"passphrase", "cookie", "credential", "credentials", "bearer",
 };
 static const char *const secret_option_endings[] = {
 	"-key", "_key", "apikey", "-token", "_token", "-secret", "_secret", "-password", "_password",
 	"-passwd", "_passwd", "-passphrase", "_passphrase", "-auth", "_auth", "-pat", "_pat",
-	"-cookie", "_cookie", "-credentials", "_credentials",
+	"-cookie", "_cookie", "-credentials", "_credentials", "-credential", "_credential",
+	"-bearer", "_bearer", "-pass", "_pass",
 };
-/* Environment-style "NAME=V": NAME's endings, any case. */
+/* Environment-style "NAME=V": whole names, then NAME's endings, any case
+ * ("PASS" and "DB_PASS", but not "BYPASS" or "COMPASS"). */
+static const char *const secret_assignment_names[] = { "pass", "pat", "auth" };
 static const char *const secret_assignment_endings[] = {
 	"key", "token", "secret", "password", "passwd", "passphrase", "_pat", "_auth", "cookie",
-	"credentials",
+	"credentials", "credential", "_pass", "_pwd", "_bearer",
 };
 /* Options whose value is "user:password" (curl, wget): the password goes. */
 static const char *const user_password_options[] = { "-u", "--user", "--proxy-user", "-U" };
@@ -39,7 +42,9 @@ static const char *const credential_schemes[] = { "bearer", "basic", "token" };
 /* Query parameters whose value is a credential: "?access_token=T". */
 static const char *const secret_query_params[] = {
 	"access_token", "api_key", "apikey", "key", "token", "secret", "password", "sig", "signature",
-	"auth", "client_secret", "refresh_token", "id_token",
+	"auth", "client_secret", "refresh_token", "id_token", "pass", "passwd", "pwd", "private_token",
+	"oauth_token", "x-amz-signature", "x-amz-credential", "x-amz-security-token",
+	"x-goog-signature", "x-goog-credential",
 };
 
 /* Key shapes: a prefix and the shortest whole word that is a key. */
@@ -60,8 +65,22 @@ static const struct key_prefix {
 	{ "pplx-", 20 },          /* Perplexity */
 	{ "r8_", 20 },            /* Replicate */
 	{ "npm_", 20 }, { "pypi-", 20 },
-	{ "eyJ", 20 },            /* a JWT's header or payload */
+	{ "shpat_", 20 }, { "shpss_", 20 }, { "shpca_", 20 },   /* Shopify */
+	{ "dop_v1_", 20 }, { "doo_v1_", 20 },   /* DigitalOcean */
+	{ "whsec_", 20 },         /* Stripe webhooks */
+	{ "glsa_", 20 },          /* Grafana */
+	{ "lin_api_", 20 },       /* Linear */
+	{ "PMAK-", 20 },          /* Postman */
+	{ "nvapi-", 20 },         /* NVIDIA */
+	{ "dckr_pat_", 20 },      /* Docker */
+	{ "tskey-", 20 },         /* Tailscale */
+	{ "AGE-SECRET-KEY-", 20 },
+	{ "eyJ", 20 },            /* a JWT (all its segments: dotted_prefixes) */
 };
+
+/* Key shapes whose word goes on past dots: a JWT's three segments, a
+ * SendGrid key, a Google OAuth access token. */
+static const char *const dotted_prefixes[] = { "eyJ", "SG.", "ya29." };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -127,16 +146,24 @@ key_shaped(const char *s, size_t len)
 	return upper > 0 && lower > 0 && digit > 0 && s[0] != '/' && slash * 10 <= len;
 }
 
-/* A URL's user that is a token ("https://TOKEN@host"), not a name: shaped
- * like a key, or 16 characters or more with digits in them. */
+/* A URL's user that reads as a login name ("git", "alice", "rlwrap_user",
+ * "j.doe2"): short, starting with a letter, few digits, not mixing upper
+ * case, lower case and digits as tokens do, not key-shaped.  Anything else
+ * before '@' without a ':' is a token ("https://TOKEN@host"). */
 static bool
-token_user(const char *s, size_t len)
+login_name(const char *s, size_t len)
 {
-	size_t digits = 0;
+	size_t digits = 0, upper = 0;
 
-	for (size_t i = 0; i < len; i++)
+	if (len == 0 || len > 24 || !isalpha((unsigned char)s[0]) || key_shaped(s, len))
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (!isalnum((unsigned char)s[i]) && strchr("._-%", s[i]) == NULL)
+			return false;
 		digits += isdigit((unsigned char)s[i]) != 0;
-	return key_shaped(s, len) || (len >= 16 && digits > 0);
+		upper += isupper((unsigned char)s[i]) != 0;
+	}
+	return digits <= 4 && (upper == 0 || digits == 0);
 }
 
 /* ---- rules over text: each says whether a secret starts its span at or
@@ -157,7 +184,7 @@ match_url_userinfo(const char *s, size_t len, size_t i, size_t *start, size_t *e
 		return false;
 	*start = colon != 0 ? colon + 1 : i + 3;
 	*end = j;
-	return *end > *start && (colon != 0 || token_user(s + *start, *end - *start));
+	return *end > *start && (colon != 0 || !login_name(s + *start, *end - *start));
 }
 
 /* "?access_token=T" or "&key=T": the value. */
@@ -218,11 +245,30 @@ match_scheme(const char *s, size_t len, size_t i, size_t *start, size_t *end)
 	return *end - *start >= 8;
 }
 
-/* A word shaped like a key (key_prefixes, or long and random). */
+/* The end of a word that starts like a dotted key, through its dots; i
+ * when it does not start so. */
+static size_t
+dotted_end(const char *s, size_t len, size_t i)
+{
+	size_t end = i;
+
+	for (size_t p = 0; p < ARRAY_LEN(dotted_prefixes) && end == i; p++)
+		if (len - i >= strlen(dotted_prefixes[p]) &&
+		    strncmp(s + i, dotted_prefixes[p], strlen(dotted_prefixes[p])) == 0)
+			end = token_end(s, len, i + strlen(dotted_prefixes[p]));
+	while (end > i && end + 1 < len && s[end] == '.' && is_token_char(s[end + 1]))
+		end = token_end(s, len, end + 1);
+	return end - i >= 20 ? end : i;
+}
+
+/* A word shaped like a key (key_prefixes, or long and random), or a
+ * dotted one whole. */
 static bool
 match_key_word(const char *s, size_t len, size_t i, size_t *start, size_t *end)
 {
 	*start = i;
+	if ((*end = dotted_end(s, len, i)) > i)
+		return true;
 	*end = token_end(s, len, i);
 	return *end > i && key_shaped(s + i, *end - i);
 }
@@ -319,7 +365,8 @@ secret_assignment(const char *arg)
 	for (size_t i = 0; i < len; i++)
 		if (!isalnum((unsigned char)arg[i]) && arg[i] != '_')
 			return 0;
-	return ends_in_list_ci(secret_assignment_endings, ARRAY_LEN(secret_assignment_endings), arg, len) ?
+	return in_list_ci(secret_assignment_names, ARRAY_LEN(secret_assignment_names), arg, len) ||
+	    ends_in_list_ci(secret_assignment_endings, ARRAY_LEN(secret_assignment_endings), arg, len) ?
 	    len + 1 : 0;
 }
 

@@ -1,4 +1,5 @@
 /* runs_table.c: the runs table's columns, and the SQL built from them. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +124,7 @@ run_row_clear(struct run_row *row)
 	row->cwd = row->family = row->model = row->account = row->source = row->host = "";
 	row->state = "finished";
 	row->exit_code = -1;
-	row->usage = (struct run_usage){ -1, -1, -1 };
+	row->usage = (struct run_usage){ -1, -1, -1, false };
 }
 
 static long long
@@ -135,7 +136,8 @@ as_int(const struct db_value *v, double null_value)
 static double
 as_real(const struct db_value *v, double null_value)
 {
-	return v->type == DB_REAL ? v->r : v->type == DB_INT ? (double)v->i : null_value;
+	/* a row another host (or hand) wrote with Inf or NaN: not a number rlwrap keeps */
+	return v->type == DB_REAL ? (isfinite(v->r) ? v->r : null_value) : v->type == DB_INT ? (double)v->i : null_value;
 }
 
 static enum reset_source

@@ -58,7 +58,8 @@ struct pg_store {
 	double lock_timeout;       /* seconds: the wait for a lock another writer holds (busy timeout) */
 	bool waiting_for_lock;     /* the statement under way may wait lock_timeout */
 	char schema[64];
-	char password[256];        /* scrubbed from every message */
+	char password[256];        /* scrubbed from every message, decoded */
+	char password_raw[256];    /* and as the URL writes it (%40 for '@') */
 };
 
 static struct pg_store *
@@ -110,21 +111,71 @@ conninfo_value(const char *url, const char *keyword, char *out, size_t size)
 }
 
 /* The password the connection string carries, if any (URI userinfo,
- * ?password= or password=). */
+ * ?password= or password=), decoded. */
 static void
 find_password(const char *url, char *out, size_t size)
 {
 	conninfo_value(url, "password", out, size);
 }
 
-/* The URL to show: the password, wherever it was written, as "***". */
+/* The password as the text of url writes it: percent-encoded in a URI
+ * ("p%40ss" for "p@ss"), quoted or backslashed in a keyword string; ""
+ * when it has none.  libpq only gives the decoded one, which the text
+ * does not contain when any character of it had to be encoded. */
+static void
+find_password_raw(const char *url, char *out, size_t size)
+{
+	const char *p, *at, *colon, *end;
+	size_t len;
+
+	*out = '\0';
+	if ((p = strstr(url, "://")) != NULL) {
+		p += 3;
+		len = strcspn(p, "/?#");
+		for (at = NULL, end = p; end < p + len; end++)
+			if (*end == '@')
+				at = end;   /* the last '@' ends the userinfo */
+		if (at != NULL && (colon = memchr(p, ':', (size_t)(at - p))) != NULL) {
+			snprintf(out, size, "%.*s", (int)(at - colon - 1), colon + 1);
+			return;
+		}
+	}
+	if ((p = strstr(url, "password=")) == NULL)
+		return;
+	p += 9;
+	if (*p == '\'')
+		p++;
+	/* to the closing quote, or the first '&' or blank not after a backslash */
+	for (len = 0; p[len] != '\0' && strchr(url[p - url - 1] == '\'' ? "'" : "& \t", p[len]) == NULL; len++)
+		if (p[len] == '\\' && p[len + 1] != '\0')
+			len++;
+	snprintf(out, size, "%.*s", (int)len, p);
+}
+
+/* text into out with the password in both its forms as "***". */
+static void
+scrub_both(const char *text, const char *decoded, const char *raw, char *out, size_t size)
+{
+	char *once = malloc(size);
+
+	if (once == NULL) {
+		snprintf(out, size, "(a message that could not be cleaned of its password)");
+		return;
+	}
+	pg_scrub(text, raw, once, size);
+	pg_scrub(once, decoded, out, size);
+	free(once);
+}
+
+/* The URL to show: the password, wherever and however it was written, as "***". */
 void
 pg_display_url(const char *url, char *out, size_t size)
 {
-	char password[256];
+	char password[256], raw[256];
 
 	find_password(url, password, sizeof(password));
-	pg_scrub(url, password, out, size);
+	find_password_raw(url, raw, sizeof(raw));
+	scrub_both(url, password, raw, out, size);
 }
 
 /* libpq's message, one line, without the password. */
@@ -133,7 +184,7 @@ pg_message(struct pg_store *pg, const char *raw, char *out, size_t size)
 {
 	char *nl;
 
-	pg_scrub(raw != NULL && *raw != '\0' ? raw : "no answer", pg->password, out, size);
+	scrub_both(raw != NULL && *raw != '\0' ? raw : "no answer", pg->password, pg->password_raw, out, size);
 	while ((nl = strpbrk(out, "\n\t")) != NULL)
 		*nl = nl[1] == '\0' ? '\0' : ' ';
 }
@@ -685,6 +736,7 @@ pg_open(const struct store_options *opts, struct store **out, struct store_error
 	pg->base.ops = &store_pg_ops;
 	pg_display_url(opts->path, pg->base.path, sizeof(pg->base.path));
 	find_password(opts->path, pg->password, sizeof(pg->password));
+	find_password_raw(opts->path, pg->password_raw, sizeof(pg->password_raw));
 	pg->base.keep_runs = opts->keep_runs;
 	pg->base.keep_days = opts->keep_days;
 	pg->timeout = opts->statement_timeout;
@@ -727,6 +779,7 @@ pg_close(struct store *store)
 	drop_deferred(pg);
 	PQfinish(pg->conn);
 	explicit_bzero(pg->password, sizeof(pg->password));
+	explicit_bzero(pg->password_raw, sizeof(pg->password_raw));
 	free(pg);
 }
 

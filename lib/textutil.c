@@ -1,6 +1,7 @@
 #include <string.h>
 
 #include "textutil.h"
+#include "visible.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -112,12 +113,6 @@ utf8_seq(const unsigned char *s, size_t len)
 	return n;
 }
 
-/* C0, DEL, and C1 (U+0080..U+009F), which some terminals also obey. */
-static bool
-is_control(const unsigned char *s, size_t n)
-{
-	return (n == 1 && (s[0] < 0x20 || s[0] == 0x7f)) || (n == 2 && s[0] == 0xc2 && s[1] < 0xa0);
-}
 
 size_t
 clean_copy(char *dst, size_t size, const char *src, size_t len)
@@ -128,7 +123,7 @@ clean_copy(char *dst, size_t size, const char *src, size_t len)
 		const unsigned char *u = (const unsigned char *)src + i;
 		size_t n = utf8_seq(u, len - i);
 
-		if (n == 0 || is_control(u, n)) {
+		if (n == 0 || visible_hidden((const char *)u, n)) {
 			/* Line breaks become spaces so words stay apart. */
 			if ((*u == '\n' || *u == '\t' || *u == '\r') && out > 0 && dst[out - 1] != ' ' &&
 			    out + 1 < size)
@@ -146,6 +141,12 @@ clean_copy(char *dst, size_t size, const char *src, size_t len)
 		out--;
 	dst[out] = '\0';
 	return out;
+}
+
+size_t
+clean_copy_str(char *dst, size_t size, const char *src)
+{
+	return clean_copy(dst, size, src, strlen(src));
 }
 
 size_t

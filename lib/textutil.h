@@ -53,10 +53,15 @@ const char *find_nocase(const char *hay, size_t len, const char *needle);
  * space when dst is not empty; silently cut when full. */
 void append_text(char *dst, size_t size, const char *src, size_t len);
 
-/* Copies at most size - 1 bytes of src as well-formed UTF-8: control
- * characters (C0, DEL, C1) and invalid bytes dropped, line breaks made
- * spaces, never cutting a character in half. */
+/* The one sanitiser of values that came from a stream (docs/design.md
+ * section 11): copies at most size - 1 bytes of src as well-formed UTF-8,
+ * with invalid bytes and every character visible_hidden() names (C0, DEL,
+ * C1, bidirectional, zero-width, line separators) dropped, line breaks
+ * and tabs made single spaces, trailing spaces trimmed, never cutting a
+ * character in half.  What it returns it leaves unchanged. */
 size_t clean_copy(char *dst, size_t size, const char *src, size_t len);
+/* clean_copy() of the NUL-terminated src. */
+size_t clean_copy_str(char *dst, size_t size, const char *src);
 
 /* strlcpy for text that ends up in a FailureSignal: NUL-terminated src into
  * dst of capacity size, cut on a character boundary, invalid bytes dropped. */

@@ -95,6 +95,17 @@ visible_bytes(const char *src, size_t len, char *out, size_t size)
 	return out;
 }
 
+bool
+visible_hidden(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t cp;
+
+	if (n == 1)
+		return u[0] < 0x20 || u[0] == 0x7f;
+	return utf8_char(u, n, &cp) == n && hidden_code_point(cp);
+}
+
 size_t
 utf8_sequence(const char *s, size_t len)
 {

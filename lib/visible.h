@@ -8,6 +8,7 @@
 #ifndef RLWRAP_VISIBLE_H
 #define RLWRAP_VISIBLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -24,6 +25,11 @@ char *visible_text(const char *src, char *out, size_t size);
 /* Length of the well-formed UTF-8 character at s (len bytes left), 0 when
  * s does not start one (a stray byte, overlong, surrogate, cut short). */
 size_t utf8_sequence(const char *s, size_t len);
+
+/* Is the well-formed UTF-8 character s[0..n) one visible_text() escapes:
+ * a C0 or C1 control, DEL, or a bidirectional, zero-width or
+ * line-separator character? */
+bool visible_hidden(const char *s, size_t n);
 
 /* The same for the first len bytes of src (which may hold NUL bytes). */
 char *visible_bytes(const char *src, size_t len, char *out, size_t size);

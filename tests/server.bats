@@ -100,6 +100,22 @@ tcp_url() {
 	[ -z "$(db "select argv from runs where argv like '%fleet-secret%'")" ]
 }
 
+@test "a percent-encoded password (the only way to write @ : / #) is masked in both forms on a live server" {
+	local role="enc_${RANDOM}_$$" port
+	port=$(printf '%s' "$RLWRAP_TEST_PG" | sed -E 's/.*port=([0-9]+).*/\1/')
+	psql -qAtX -d "$RLWRAP_TEST_PG" -c "create role $role login password 'p@ss:w/rd#1'" \
+		-c "grant create on database postgres to $role"
+	export RLWRAP_DB="postgresql://$role:p%40ss%3Aw%2Frd%231@127.0.0.1:$port/postgres"
+	run "$RLWRAP" status --json
+	assert_success
+	assert_output --partial "\"store\":\"postgresql://$role:***@127.0.0.1"
+	for form in 'p%40ss%3Aw%2Frd%231' 'p@ss:w/rd#1' 'p%40ss' 'p@ss'; do refute_output --partial "$form"; done
+	RLWRAP_DB=${RLWRAP_DB/rd%231/rd%232} run "$RLWRAP" status
+	assert_failure 1
+	assert_output --partial "password authentication failed"
+	for form in 'p%40ss%3Aw%2Frd%232' 'p@ss:w/rd#2' 'p%40ss' 'p@ss'; do refute_output --partial "$form"; done
+}
+
 @test "a server that is not there: said once, the child runs, within the connect timeout" {
 	export RLWRAP_DB="postgresql://nobody@127.0.0.1:1/none"
 	local start=$SECONDS

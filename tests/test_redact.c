@@ -118,8 +118,7 @@ static const struct shape_vector {
 	{ "sk-ant-", AFTER_PLAIN, "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx", "[redacted]" },
 	{ "hf_", AFTER_PLAIN, "hf_AbCdEfGhIjKlMnOpQrStUvWx", "[redacted]" },
 	{ "sk_live_", AFTER_PLAIN, "sk_live_AbCdEfGhIjKlMnOpQrSt", "[redacted]" },
-	{ "JWT", AFTER_PLAIN, "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abc",
-	  "[redacted].[redacted].abc" },
+	{ "JWT", AFTER_PLAIN, "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abc", "[redacted]" },
 	/* Not secrets. */
 	{ "plain URL", AFTER_PLAIN, "https://example.com/a?page=2", "https://example.com/a?page=2" },
 	{ "email", AFTER_PLAIN, "mail alice@example.com", "mail alice@example.com" },
@@ -146,6 +145,213 @@ test_redaction_shapes(void **state)
 			fail_msg("%s: redact(%s) = '%s' (flag %d), want '%s'", v->rule, v->arg, got, flag, v->want);
 		free(got);
 	}
+}
+
+/*
+ * The redaction table (issue 25): secret shapes of every kind, each with
+ * the secret that must not survive; in_text: redact_text() finds it in a
+ * message too, not only redact_arg() in a command line.  Then lookalikes,
+ * which must come through unchanged.
+ */
+static const struct secret_shape {
+	const char *arg, *secret;
+	bool in_text;
+} secret_shapes[] = {
+	/* credentials in URLs */
+	{ "https://alice:s3cret@git.example.com/r.git", "s3cret", true },
+	{ "https://ghp_AbCdEfGhIjKlMnOpQr1234@github.com/x.git", "ghp_AbCdEf", true },
+	{ "https://abcdefghijklmnopqrstuvwxyz@github.com/x.git", "abcdefghijklmnop", true },
+	{ "https://Tok3nTok3nTok3n@github.com/x.git", "Tok3n", true },
+	{ "https://oauth2:glpat-AbCdEfGhIjKl@gitlab.com/x.git", "glpat-AbCd", true },
+	{ "https://x-token-auth:bbtoken123@bitbucket.org/x", "bbtoken123", true },
+	{ "postgresql://fleet:p%40ss%3Aw%2Frd%231@db/x", "p%40ss", true },
+	{ "postgres://u:pw1@db.example.com:5432/x", "pw1", true },
+	{ "mysql://root:toor@127.0.0.1/db", "toor", true },
+	{ "redis://:redispass@cache:6379/0", "redispass", true },
+	{ "mongodb+srv://app:m0ng0pw@cluster0.example.net/db", "m0ng0pw", true },
+	{ "amqp://guest:rabbitpw@mq/vhost", "rabbitpw", true },
+	{ "ftp://anon:ftp-secret@ftp.example.com/pub", "ftp-secret", true },
+	{ "git+https://deploy:dpl-9f8e7d@host/r.git", "dpl-9f8e7d", true },
+	{ "clone https://x-access-token:abc123@github.com/o/r now", "abc123", true },
+	{ "https://o1.ingest.example.io/api?sentry_key=1&token=t0k3nvalue", "t0k3nvalue", true },
+	{ "https://api.example.com/v1?access_token=abc123&page=2", "abc123", true },
+	{ "https://maps.example.com/?q=rome&key=XYZ987", "XYZ987", true },
+	{ "https://h/x?password=hunter2", "hunter2", true },
+	{ "https://h/x?pwd=hunter3&a=b", "hunter3", true },
+	{ "https://bucket.s3.amazonaws.com/o?X-Amz-Credential=AKIDX&X-Amz-Signature=5ig", "5ig", true },
+	{ "https://storage.googleapis.com/b/o?X-Goog-Signature=g00gsig", "g00gsig", true },
+	{ "https://acct.blob.core.windows.net/c/b?sv=2020&sig=azur3sig", "azur3sig", true },
+	{ "https://h/cb?client_secret=cl1ent&refresh_token=r3fr", "cl1ent", true },
+	{ "https://h/cb?id_token=idt0k", "idt0k", true },
+	{ "https://h/api?private_token=gitlabpt", "gitlabpt", true },
+	/* environment assignments with secret-looking names */
+	{ "ANTHROPIC_API_KEY=whatever1", "whatever1", false },
+	{ "OPENAI_API_KEY=sk-zz", "sk-zz", false },
+	{ "GH_TOKEN=x1", "x1", false },
+	{ "GITHUB_TOKEN=ghx", "ghx", false },
+	{ "DB_PASSWORD=pw2", "pw2", false },
+	{ "MY_SECRET=s3", "s3", false },
+	{ "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI", "wJalrXUtnFEMI", false },
+	{ "AWS_SESSION_TOKEN=FwoGZXIv", "FwoGZXIv", false },
+	{ "PASS=hunter4", "hunter4", false },
+	{ "pass=hunter5", "hunter5", false },
+	{ "DB_PASS=hunter6", "hunter6", false },
+	{ "SMTP_PASS=hunter7", "hunter7", false },
+	{ "MYSQL_PWD=hunter8", "hunter8", false },
+	{ "PGPASSWORD=hunter9", "hunter9", false },
+	{ "REDIS_PASSWD=hunter10", "hunter10", false },
+	{ "GPG_PASSPHRASE=open sesame", "open sesame", false },
+	{ "GITLAB_PAT=abc", "abc", false },
+	{ "NPM_AUTH=npmauth", "npmauth", false },
+	{ "SESSION_COOKIE=sid1", "sid1", false },
+	{ "GOOGLE_APPLICATION_CREDENTIALS=/k.json", "/k.json", false },
+	{ "AZURE_CREDENTIAL=azc", "azc", false },
+	{ "API_BEARER=brr", "brr", false },
+	{ "STRIPE_WEBHOOK_SECRET=wh1", "wh1", false },
+	{ "HF_TOKEN=hft", "hft", false },
+	/* headers, schemes and options */
+	{ "Authorization: Bearer abcdefgh12", "abcdefgh12", true },
+	{ "authorization: Basic YWxpY2U6aHVudGVyMg==", "YWxpY2U6", true },
+	{ "Proxy-Authorization: Basic cHJveHk6cHc=", "cHJveHk6", true },
+	{ "--header=Authorization: Bearer abcdefgh34", "abcdefgh34", true },
+	{ "sent Bearer zyxwvuts98 to it", "zyxwvuts98", true },
+	{ "sent Basic YWxpY2U6aHVudGVyMg== to it", "YWxpY2U6", true },
+	{ "Cookie: session=abc; theme=dark", "session=abc", true },
+	{ "Set-Cookie: sid=s1d; Path=/", "sid=s1d", true },
+	{ "x-api-key: 12345678", "12345678", true },
+	{ "X-Goog-Api-Key: g00gk3y", "g00gk3y", true },
+	{ "PRIVATE-TOKEN: glxyz", "glxyz", true },
+	{ "X-Auth-Token: xat0k", "xat0k", true },
+	{ "--api-key=abc123", "abc123", false },
+	{ "--token=t0", "t0", false },
+	{ "--auth-token=xyz", "xyz", false },
+	{ "--bearer=b3arer", "b3arer", false },
+	{ "--bearer-token=b3t", "b3t", false },
+	{ "--password=pw3", "pw3", false },
+	{ "--pass=pw4", "pw4", false },
+	{ "--db-pass=pw5", "pw5", false },
+	{ "--client-secret=cs1", "cs1", false },
+	{ "--client-credential=cc1", "cc1", false },
+	{ "--basic-auth=u:pw6", "pw6", false },
+	{ "--user=alice:hunter11", "hunter11", false },
+	{ "--proxy-user=bob:hunter12", "hunter12", false },
+	/* JWTs and the well-known key prefixes */
+	{ "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+	  "SflKxwRJSMeKKF2QT4fw", true },
+	{ "token eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJ4In0.c2lnbmF0dXJlX3BhcnQ and more", "c2lnbmF0dXJlX3BhcnQ", true },
+	{ "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx", "AbCdEfGhIj", true },
+	{ "use sk-proj-abcdefghijklmnopqrstuv now", "abcdefghijklmnop", true },
+	{ "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "abcdefghij", true },
+	{ "gho_abcdefghijklmnopqrstuvwxyz01", "abcdefghij", true },
+	{ "github_pat_11ABCDEFG0abcdefghijkl_mnopqrstuv", "11ABCDEFG0", true },
+	{ "glpat-AbCdEfGhIjKlMnOpQrSt", "AbCdEfGhIj", true },
+	{ "key xai-AbCdEfGhIjKlMnOpQrStUv1234", "AbCdEfGhIj", true },
+	{ "AKIAIOSFODNN7EXAMPLE", "IOSFODNN7", true },
+	{ "ASIAIOSFODNN7EXAMPLE", "IOSFODNN7", true },
+	{ "AIzaSyA-1234567890abcdefghijklmnopqrst", "1234567890abc", true },
+	{ "xoxb-1234567890-abcdefghij", "1234567890", true },
+	{ "xoxp-1234567890-abcdefghij", "1234567890", true },
+	{ "hf_AbCdEfGhIjKlMnOpQrStUvWx", "AbCdEfGhIj", true },
+	{ "gsk_AbCdEfGhIjKlMnOpQrStUvWx", "AbCdEfGhIj", true },
+	{ "sk_live_AbCdEfGhIjKlMnOpQrSt", "AbCdEfGhIj", true },
+	{ "rk_live_AbCdEfGhIjKlMnOpQrSt", "AbCdEfGhIj", true },
+	{ "npm_AbCdEfGhIjKlMnOpQrStUv", "AbCdEfGhIj", true },
+	{ "pypi-AgEIcHlwaS5vcmcCJGFiYw", "AgEIcHlwaS5v", true },
+	{ "shpat_0123456789abcdefabcd", "0123456789ab", true },
+	{ "dop_v1_0123456789abcdefabcd", "0123456789ab", true },
+	{ "whsec_AbCdEfGhIjKlMnOpQrSt", "AbCdEfGhIj", true },
+	{ "SG.AbCdEfGhIjKlMnOpQrStUv.wXyZ0123456789abcdefgh", "wXyZ0123456789", true },
+	{ "ya29.a0AfH6SMBxAbCdEfGhIjKlMnOp", "a0AfH6SMBx", true },
+	{ "AGE-SECRET-KEY-1QQPZ9XV3F5ZJ3EXAMPLE", "1QQPZ9XV3F5ZJ3", true },
+	{ "0123456789abcdef0123456789abcdef", "0123456789abcdef01", true },
+	{ "key: Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFiY2RlZg==", "Zm9vYmFyYmF6", true },
+};
+
+static const char *const lookalikes[] = {
+	"https://example.com/a?page=2",
+	"https://github.com/owner/repo.git",
+	"ssh://git@github.com/owner/repo.git",
+	"https://alice@example.com/x",
+	"https://rlwrap_user@db.example.com/state",
+	"postgresql://rlwrap_user@db.example.com/state",
+	"https://j.doe2@host/r.git",
+	"mail alice@example.com",
+	"alice@example.com:repo.git",
+	"https://h/x?keyword=rome&page=2",
+	"https://h/search?q=password+reset",
+	"https://h/x?monkey=banana",
+	"-p",
+	"--model",
+	"--max-tokens=4096",
+	"MAX_TOKENS=5",
+	"--output-format",
+	"--author=Alice",
+	"--path=/tmp",
+	"--passes=3",
+	"--keyboard=us",
+	"--tokenizer=bpe",
+	"--authors=a,b",
+	"BYPASS=1",
+	"COMPASS=north",
+	"PWD=/home/user",
+	"OLDPWD=/home/user/src",
+	"PATH=/usr/bin:/bin",
+	"KEYBOARD_LAYOUT=us",
+	"PASSES=2",
+	"TOKEN_LIMIT_NOTE_FOR_USERS",
+	"a task-list of short words",
+	"Basic idea",
+	"Bearer in mind",
+	"AKIA is a prefix",
+	"sk-short",
+	"eyJ is how a JWT starts",
+	"SG.short",
+	"fix the tests in /home/user/Projects/Service2/src/Main",
+	"version 1.2.3.4 released",
+	"Authorization failed for the request",
+	"the cookie policy",
+	"git@github.com:owner/repo.git",
+	"https://user%40example.com@host/x",
+};
+
+/* Every vector is tried and each miss named, then the count checked. */
+static void
+test_redaction_table(void **state)
+{
+	size_t misses = 0;
+	char out[512];
+
+	(void)state;
+	assert_true(sizeof(secret_shapes) / sizeof(secret_shapes[0]) >= 80);
+	assert_true(sizeof(lookalikes) / sizeof(lookalikes[0]) >= 40);
+	for (size_t i = 0; i < sizeof(secret_shapes) / sizeof(secret_shapes[0]); i++) {
+		const struct secret_shape *v = &secret_shapes[i];
+		bool flag = false;
+		char *got = redact_arg_in(v->arg, AFTER_PLAIN, &flag);
+
+		assert_non_null(got);
+		if (!flag || strstr(got, v->secret) != NULL || strstr(got, REDACTED) == NULL) {
+			print_message("redact_arg(%s) = '%s': '%s' survived\n", v->arg, got, v->secret);
+			misses++;
+		}
+		free(got);
+		if (v->in_text && (!redact_text(v->arg, out, sizeof(out)) || strstr(out, v->secret) != NULL)) {
+			print_message("redact_text(%s) = '%s': '%s' survived\n", v->arg, out, v->secret);
+			misses++;
+		}
+	}
+	for (size_t i = 0; i < sizeof(lookalikes) / sizeof(lookalikes[0]); i++) {
+		bool flag = false;
+		char *got = redact_arg_in(lookalikes[i], AFTER_PLAIN, &flag);
+
+		assert_non_null(got);
+		if (flag || strcmp(got, lookalikes[i]) != 0) {
+			print_message("lookalike redacted: '%s' became '%s'\n", lookalikes[i], got);
+			misses++;
+		}
+		free(got);
+	}
+	assert_int_equal(misses, 0);
 }
 
 static void
@@ -215,6 +421,7 @@ main(void)
 		cmocka_unit_test(test_redaction_vectors),
 		cmocka_unit_test(test_redact_argv_json),
 		cmocka_unit_test(test_redaction_shapes),
+		cmocka_unit_test(test_redaction_table),
 		cmocka_unit_test(test_redact_user_option_in_argv),
 		cmocka_unit_test(test_redact_text_messages),
 		cmocka_unit_test(test_argv_exact_round_trip),

@@ -211,7 +211,7 @@ test_full_row_round_trips(void **state)
 	strlcpy(in.signal.message, "limit reached", sizeof(in.signal.message));
 	in.signal.line = 42;
 	in.signal.after_output = true;
-	in.usage = (struct run_usage){ 1200, 340, 0.125 };
+	in.usage = (struct run_usage){ 1200, 340, 0.125, false };
 	assert_true(store_run_add(store, &in, NOW, &id, &err));
 	read_newest(store, &kept);
 	assert_int_equal(out->id, id);
@@ -266,7 +266,7 @@ test_unknowns_round_trip(void **state)
 	memset(&in, 0, sizeof(in));
 	signal_init(&in.signal);
 	in.exit_code = -1;
-	in.usage = (struct run_usage){ -1, -1, -1 };
+	in.usage = (struct run_usage){ -1, -1, -1, false };
 	in.started_at = in.ended_at = NOW;
 	assert_true(store_run_add(store, &in, NOW, &id, &err));
 	read_newest(store, &kept);
