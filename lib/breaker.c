@@ -663,7 +663,10 @@ breaker_record_run(struct store *store, const struct config *cfg, const struct r
 		.account = first_set(run->account, NULL, "default"), .source = run->source,
 		.started_at = run->started_at, .ended_at = run->ended_at, .exit_code = run->exit_code,
 		.term_signal = run->term_signal, .signal = *sig, .usage = run->usage,
+		.origin = run->origin, .env_json = run->env_json,
 	};
+	strlcpy(ctx.record.uid, run->uid != NULL ? run->uid : "", sizeof(ctx.record.uid));
+	strlcpy(ctx.record.hmac, run->hmac != NULL ? run->hmac : "", sizeof(ctx.record.hmac));
 	ok = in_transaction(store, record_locked, &ctx, err);
 	if (!ok)   /* rolled back: nothing changed */
 		memset(&outcome->transitions, 0, sizeof(outcome->transitions));

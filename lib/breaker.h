@@ -186,6 +186,9 @@ struct run_report {
 	const struct probe_lease *holder;  /* leases to release; NULL = none */
 	long long run_id;             /* the running row this completes; 0 = a new row */
 	const struct budget_settlement *budgets;  /* settled in the same transaction; NULL = none */
+	/* Written with a new row only (a running row has them already). */
+	long long origin;             /* the run this re-runs; 0 = none */
+	const char *uid, *env_json, *hmac;   /* NULL = none */
 };
 
 struct record_outcome {

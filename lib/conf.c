@@ -28,6 +28,7 @@ config_defaults(struct config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->wrapper_wait = -1;
+	cfg->wrapper_record_refused = true;
 	cfg->breaker_enabled = true;
 	cfg->trip_on[REASON_RATE_LIMIT] = true;
 	cfg->trip_on[REASON_USAGE_LIMIT] = true;
@@ -255,6 +256,11 @@ wrapper_key(struct parse_state *ps, const char *name, const char *value)
 	if (strcmp(name, "quiet") == 0) {
 		if (!parse_bool(value, &cfg->wrapper_quiet))
 			return fail(ps, "quiet: '%s' is not true or false", value);
+		return true;
+	}
+	if (strcmp(name, "record_refused") == 0) {
+		if (!parse_bool(value, &cfg->wrapper_record_refused))
+			return fail(ps, "record_refused: '%s' is not yes or no", value);
 		return true;
 	}
 	if (strcmp(name, "pty") == 0)

@@ -75,6 +75,7 @@ struct config {
 	bool wrapper_quiet;
 	enum pty_setting wrapper_pty;
 	bool wrapper_orphan_keep;            /* orphan = keep: no parent-death signal for the child */
+	bool wrapper_record_refused;         /* a refused spawn is recorded for recover (default) */
 	/* [breaker] */
 	bool breaker_enabled;
 	bool trip_on[REASON_COUNT];

@@ -524,3 +524,9 @@ store_run_mark_recovered(struct store *store, long long id, long long by, struct
 {
 	return ON_STORE(store, err, run_mark_recovered(target(store), id, by, err));
 }
+
+bool
+store_run_note(struct store *store, long long id, const char *note, struct store_error *err)
+{
+	return ON_STORE(store, err, run_note(target(store), id, note, err));
+}

@@ -87,6 +87,8 @@ struct store_ops {
 	/* A journal after its replay: everything but the rows still running.
 	 * NULL: cannot be a journal. */
 	bool (*clear_replayed)(struct store *store, struct store_error *err);
+	/* Sets the run's recover_note (history.h's store_run_note()). */
+	bool (*run_note)(struct store *store, long long id, const char *note, struct store_error *err);
 	/* Sets the run's claim to holder at now (inside the caller's transaction). */
 	bool (*run_claim_set)(struct store *store, long long id, const struct probe_lease *holder,
 	    double now, struct store_error *err);

@@ -473,6 +473,7 @@ static const char *const schema_runs_indexes[] = {
 	"CREATE INDEX IF NOT EXISTS runs_family_started_at ON runs (family, started_at)",
 	"CREATE INDEX IF NOT EXISTS runs_running ON runs (account, family) WHERE state = 'running'",
 	"CREATE UNIQUE INDEX IF NOT EXISTS runs_uid ON runs (uid)",
+	"CREATE INDEX IF NOT EXISTS runs_origin ON runs (origin) WHERE origin IS NOT NULL",
 };
 
 static const char *
@@ -1170,6 +1171,15 @@ pg_run_mark_recovered(struct store *store, long long id, long long by, struct st
 }
 
 static bool
+pg_run_note(struct store *store, long long id, const char *note, struct store_error *err)
+{
+	struct db_value v[2] = { { .type = DB_TEXT, .text = note }, { .type = DB_INT, .i = id } };
+
+	return pg_defer(pg_of(store), "UPDATE runs SET recover_note = $1 WHERE id = $2", v, 2,
+	    "noting why a run is not re-run", false, err);
+}
+
+static bool
 pg_run_merge(struct store *store, const struct run_row *run, struct store_error *err)
 {
 	struct db_value v[64];
@@ -1502,6 +1512,7 @@ const struct store_ops store_pg_ops = {
 	.families_since = pg_families_since,
 	.runs_each = pg_runs_each,
 	.run_mark_recovered = pg_run_mark_recovered,
+	.run_note = pg_run_note,
 	.run_merge = pg_run_merge,
 	.run_claim_set = pg_run_claim_set,
 };

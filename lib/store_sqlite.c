@@ -86,6 +86,15 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
 	"INSERT INTO budget_buckets (account, family, width, bucket, tokens, usd, runs)"
 	" SELECT account, family, width, bucket, tokens, usd, runs FROM budget_counters;"
 	"DROP TABLE budget_counters;",
+	/* 8 -> 9: recovery's chain (a re-run names its origin), the
+	 * account's environment, the writer's signature, refusals, and why
+	 * recover gave up on a run. */
+	"ALTER TABLE runs ADD COLUMN origin INTEGER;"
+	"ALTER TABLE runs ADD COLUMN env TEXT;"
+	"ALTER TABLE runs ADD COLUMN hmac TEXT;"
+	"ALTER TABLE runs ADD COLUMN refused_by TEXT;"
+	"ALTER TABLE runs ADD COLUMN recover_note TEXT;"
+	"CREATE INDEX runs_origin ON runs (origin) WHERE origin IS NOT NULL;",
 };
 
 static bool sqlite_begin(struct store *store, struct store_error *err);
@@ -859,6 +868,21 @@ sqlite_run_mark_recovered(struct store *store, long long id, long long by, struc
 }
 
 static bool
+sqlite_run_note(struct store *store, long long id, const char *note, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db_of(store), "UPDATE runs SET recover_note = ?1 WHERE id = ?2", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "noting why a run is not re-run");
+	sqlite3_bind_text(st, 1, note, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, id);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE || db_error(err, store->path, db_of(store), rc, "noting why a run is not re-run");
+}
+
+static bool
 sqlite_clear_replayed(struct store *store, struct store_error *err)
 {
 	return exec_sql(store, "DELETE FROM breakers; DELETE FROM breaker_history; DELETE FROM waits;"
@@ -917,6 +941,7 @@ const struct store_ops store_sqlite_ops = {
 	.families_since = sqlite_families_since,
 	.runs_each = sqlite_runs_each,
 	.run_mark_recovered = sqlite_run_mark_recovered,
+	.run_note = sqlite_run_note,
 	.clear_replayed = sqlite_clear_replayed,
 	.run_claim_set = sqlite_run_claim_set,
 };
