@@ -22,6 +22,7 @@
 #include "breaker.h"
 #include "cmd.h"
 #include "history.h"
+#include "outcome.h"
 #include "redact.h"
 #include "run_sign.h"
 #include "timeparse.h"
@@ -613,7 +614,7 @@ recover_exec(struct args *args)
 	struct config cfg;
 	struct cmd_state st;
 	char wait[64] = "", why[PATH_MAX + 64];
-	int rc = 0;
+	int rc = 0, settled;
 
 	run_filter_init(&filter);
 	filter.failed_only = true;
@@ -638,6 +639,9 @@ recover_exec(struct args *args)
 		run_filter_free(&filter);
 		return 1;
 	}
+	/* Runs whose final write failed: their journaled outcomes first. */
+	if (args_has(args, OPT_YES) && !outcome_settle_all(p.store, &settled, &error))
+		warnx_visible("%s; a journaled outcome is left for next time", error.message);
 	if (!store_runs_each(p.store, &filter, plan_row, &p, &error) || !count_attempts(&p, &error)) {
 		warnx_visible("%s", error.message);
 		rc = 1;

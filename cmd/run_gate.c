@@ -22,6 +22,7 @@
 
 #include "breaker_memo.h"
 #include "cmd.h"
+#include "outcome.h"
 #include "redact.h"
 #include "run.h"
 #include "visible.h"
@@ -260,6 +261,7 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 		}
 		run_store_notice(b);
 		cmd_warn_exposed_store(b->store);
+		run_record_settle_journal(b);
 		return -1;
 	}
 	if (b->cfg.on_store_error == STORE_ERROR_CLOSED && !o->force)
@@ -759,6 +761,7 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 	};
 	struct budget_settlement settlement;
 	struct store_error error;
+	char journal[PATH_MAX + 64];
 
 	/* The gate's count is of the family it asked about. */
 	run.gated = b->gated && strcmp(run.family, id->family) == 0;
@@ -773,9 +776,11 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 	}
 	run.budgets = budget_settlement_of(b, r, &settlement);
 	adaptive_record_run(b, id, r);
-	if (b->store != NULL && breaker_record_run(b->store, &b->cfg, &run, &r->sig, &r->outcome, &error))
+	run_record_journal(b, run.run_id, r, journal, sizeof(journal));
+	if (b->store != NULL && breaker_record_run(b->store, &b->cfg, &run, &r->sig, &r->outcome, &error)) {
 		r->run_id = r->outcome.run_id;
-	else if (b->store != NULL)
+		outcome_done(journal);
+	} else if (b->store != NULL)
 		store_trouble(b, &error);
 	b->gated = false;
 	run_record_settle_origin(b, r);

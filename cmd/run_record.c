@@ -17,6 +17,7 @@
 
 #include "cmd.h"
 #include "history.h"
+#include "outcome.h"
 #include "redact.h"
 #include "run.h"
 #include "run_sign.h"
@@ -174,6 +175,37 @@ run_record_settle_origin(struct run_breaker *b, const struct run_result *r)
 		return;
 	if (!store_run_mark_recovered(b->store, b->origin, r->run_id, &error) && !b->store_warned) {
 		warnx_visible("state file: %s; run #%lld is not marked recovered", error.message, b->origin);
+		b->store_warned = true;
+	}
+}
+
+void
+run_record_journal(struct run_breaker *b, long long run_id, const struct run_result *r, char *path, size_t size)
+{
+	struct run_outcome o = {
+		.run_id = run_id, .exit_code = r->exit_code, .term_signal = r->term_signal,
+		.reason = r->sig.reason, .ended_at = r->clock_ended,
+	};
+	char why[PATH_MAX + 128];
+
+	*path = '\0';
+	if (b->store == NULL || b->read_only || run_id == 0)
+		return;
+	strlcpy(o.store, store_path(b->store), sizeof(o.store));
+	strlcpy(o.uid, b->uid, sizeof(o.uid));
+	if (!outcome_write(&o, path, size, why, sizeof(why)))
+		*path = '\0';   /* the store write alone, as before */
+}
+
+void
+run_record_settle_journal(struct run_breaker *b)
+{
+	struct store_error error;
+	int settled;
+
+	if (b->store != NULL && !b->read_only && !outcome_settle_all(b->store, &settled, &error) &&
+	    !b->store_warned) {
+		warnx_visible("state file: %s; a journaled outcome is left for next time", error.message);
 		b->store_warned = true;
 	}
 }

@@ -22,6 +22,7 @@
 
 #include "pq_loader.h"
 
+#include "outcome.h"
 #include "runs_table.h"
 #include "store_backend.h"
 #include "store_pg.h"
@@ -1180,6 +1181,21 @@ pg_run_note(struct store *store, long long id, const char *note, struct store_er
 }
 
 static bool
+pg_run_settle(struct store *store, const struct run_outcome *o, struct store_error *err)
+{
+	struct db_value v[6] = {
+		{ .type = DB_INT, .i = o->run_id }, { .type = DB_TEXT, .text = o->uid },
+		{ .type = o->term_signal != 0 ? DB_NULL : DB_INT, .i = o->exit_code },
+		{ .type = DB_INT, .i = o->term_signal }, { .type = DB_TEXT, .text = reason_name(o->reason) },
+		{ .type = DB_REAL, .r = o->ended_at },
+	};
+
+	return pg_defer(pg_of(store), "UPDATE runs SET state = 'finished', exit_code = $3, term_signal = $4,"
+	    " reason = $5, ended_at = $6 WHERE id = $1 AND uid = $2 AND state IN ('running', 'lost')", v, 6,
+	    "settling a run's journaled outcome", false, err);
+}
+
+static bool
 pg_run_merge(struct store *store, const struct run_row *run, struct store_error *err)
 {
 	struct db_value v[64];
@@ -1513,6 +1529,7 @@ const struct store_ops store_pg_ops = {
 	.runs_each = pg_runs_each,
 	.run_mark_recovered = pg_run_mark_recovered,
 	.run_note = pg_run_note,
+	.run_settle = pg_run_settle,
 	.run_merge = pg_run_merge,
 	.run_claim_set = pg_run_claim_set,
 };

@@ -10,6 +10,7 @@
 
 #include <sqlite3.h>
 
+#include "outcome.h"
 #include "runs_table.h"
 #include "store_backend.h"
 #include "store_sqlite.h"
@@ -883,6 +884,30 @@ sqlite_run_note(struct store *store, long long id, const char *note, struct stor
 }
 
 static bool
+sqlite_run_settle(struct store *store, const struct run_outcome *o, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db_of(store), "UPDATE runs SET state = 'finished', exit_code = ?3,"
+	    " term_signal = ?4, reason = ?5, ended_at = ?6 WHERE id = ?1 AND uid = ?2"
+	    " AND state IN ('running', 'lost')", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "settling a run's journaled outcome");
+	sqlite3_bind_int64(st, 1, o->run_id);
+	sqlite3_bind_text(st, 2, o->uid, -1, SQLITE_STATIC);
+	if (o->term_signal != 0)
+		sqlite3_bind_null(st, 3);
+	else
+		sqlite3_bind_int(st, 3, o->exit_code);
+	sqlite3_bind_int(st, 4, o->term_signal);
+	sqlite3_bind_text(st, 5, reason_name(o->reason), -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 6, o->ended_at);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE || db_error(err, store->path, db_of(store), rc, "settling a run's journaled outcome");
+}
+
+static bool
 sqlite_clear_replayed(struct store *store, struct store_error *err)
 {
 	return exec_sql(store, "DELETE FROM breakers; DELETE FROM breaker_history; DELETE FROM waits;"
@@ -942,6 +967,7 @@ const struct store_ops store_sqlite_ops = {
 	.runs_each = sqlite_runs_each,
 	.run_mark_recovered = sqlite_run_mark_recovered,
 	.run_note = sqlite_run_note,
+	.run_settle = sqlite_run_settle,
 	.clear_replayed = sqlite_clear_replayed,
 	.run_claim_set = sqlite_run_claim_set,
 };

@@ -31,8 +31,7 @@ setup() {
 }
 
 teardown() {
-	# a re-run left behind by a killed recover
-	pkill -P $$ -f "$BATS_TEST_TMPDIR/slow-args" 2> /dev/null || :
+	[ -z "${FULL:-}" ] || umount "$FULL" 2> /dev/null || umount -l "$FULL" 2> /dev/null || :
 }
 
 until_true() {
@@ -211,4 +210,33 @@ killed_mid_rerun() {
 	assert_equal "$(ids)" ""
 	assert_equal "$(ids --include-lost)" 1
 	assert_equal "$(ids --include-lost --filter state=lost)" 1
+}
+
+@test "a run on a disk that fills during the run is not re-run: its journaled outcome settles it" {
+	sqlite_only
+	FULL="$BATS_TEST_TMPDIR/full"
+	mkdir -p "$FULL"
+	mount -t tmpfs -o size=512k tmpfs "$FULL" 2> mount.err ||
+		{ FULL=; skip "mount not permitted ($(head -1 mount.err)): needs root or CAP_SYS_ADMIN"; }
+	export RLWRAP_DB="$FULL/state.db"
+	(cd proj && "$RLWRAP" -q -- record-args warm-up > /dev/null)
+	: > started
+	(cd proj && SLOW_SECS=2 FAKE_STREAM=../success "$RLWRAP" -q -- "$BATS_TEST_TMPDIR/slow-args" job \
+		> ../job.out 2> ../job.err) &
+	local wrapper=$!
+	until_true 10 test -s started
+	dd if=/dev/zero of="$FULL/fill" bs=4k 2> /dev/null || :
+	wait "$wrapper"
+	# the child's bytes and status came through; the store's record did not
+	cat job.err
+	grep -q '"result":"ok"' job.out
+	grep -q "state file: .*running without it" job.err
+	assert_equal "$(db "select state from runs where id = 2")" running
+	assert_equal "$(ls "$XDG_STATE_HOME/rlwrap/outcomes" | wc -l)" 1
+	rm "$FULL/fill"
+	: > "$FAKE_RECORD"
+	FAKE_STREAM="$BATS_TEST_TMPDIR/success" run -0 "$RLWRAP" recover --yes --include-lost
+	[ ! -s "$FAKE_RECORD" ]
+	assert_equal "$(db "select state || ' ' || exit_code || ' ' || reason from runs where id = 2")" "finished 0 none"
+	assert_equal "$(ls "$XDG_STATE_HOME/rlwrap/outcomes" | wc -l)" 0
 }
