@@ -8,7 +8,9 @@
 # sends SIGKILL to a random wrapper, recover or re-run every half second.
 # Then, per task (one origin row: its first spawn, run or refused):
 #   executions counted by the agent itself == (ran ? 1 : 0) + its recorded
-#   attempts (its re-runs' rows that spawned), and attempts <= max;
+#   attempts (its re-runs' rows that spawned), and attempts <= max (a
+#   first spawn whose wrapper was killed before its agent started is lost
+#   and ran 0 times: counted apart);
 #   no two executions of one task overlapped.
 #   bench/recover-stress.sh     (WRAPPERS, RECOVERS, DURATION, RLWRAP, BENCH_DIR)
 # Prints the counts; exits 0 when every task's counts agree.
@@ -78,14 +80,15 @@ tripper() {
 	done
 }
 
-# Every half second, SIGKILL of one process this script started: a
-# wrapper, a recover, or the re-run a recover is waiting for.
+# Three times a second, SIGKILL of one live process this script started:
+# a wrapper, a recover, or the re-run a recover is waiting for.
 killer() {
 	local end=$1 files pid child
 	while [ "$EPOCHSECONDS" -lt "$end" ]; do
-		sleep 0.5
+		sleep 0.3
 		files=("$dir"/pids/*)
 		pid=$(cat "${files[RANDOM % ${#files[@]}]}" 2> /dev/null) || continue
+		kill -0 "$pid" 2> /dev/null || continue
 		if [ $((RANDOM % 2)) -eq 0 ] && child=$(pgrep -P "$pid" | head -1) && [ -n "$child" ]; then
 			pid=$child
 		fi
@@ -117,11 +120,12 @@ awk -v max=$MAX_ATTEMPTS '
 	{ tasks++; want = ($2 == "refused" ? 0 : 1) + $3; got = ex[$1] + 0
 	  if ($2 == "refused") refused++; if ($2 == "lost") lost++; if ($4) recovered++
 	  attempts += $3; executions += got; if ($3 > 0) chains++; if ($3 > max) over++
-	  if (got == want) ok++; else if (got < want) short++; else extra++ }
+	  # a wrapper killed between its running row and its agent: lost, never ran
+	  if ($2 == "lost" && got == $3) { unstarted++; ok++ } else if (got == want) ok++; else if (got < want) short++; else extra++ }
 	END {
 	  printf "tasks %d (refused at first %d, lost %d, recovered %d, with re-runs %d)\n", tasks, refused, lost, recovered, chains
 	  printf "executions %d, recorded attempts %d\n", executions, attempts
-	  printf "executions == first run + attempts: %d of %d; more executions than that: %d; fewer: %d; attempts over %d: %d\n", ok, tasks, extra, short, max, over
+	  printf "executions == first run + attempts: %d of %d (%d of them lost before their agent started); more: %d; fewer: %d; attempts over %d: %d\n", ok, tasks, unstarted, extra, short, max, over
 	  exit (extra > 0 || over > 0) ? 1 : (short > 0 ? 2 : 0) }' "$dir/executions" "$dir/origins" && rc=0 || rc=$?
 echo "kills $(wc -l < "$dir/kills" 2> /dev/null || echo 0), trips $(wc -l < "$dir/trips" 2> /dev/null || echo 0), overlapping executions $overlaps"
 echo "store: $dir"
