@@ -418,8 +418,10 @@ spawn_claimed(struct plan *p, const struct plan_item *it, char **argv, bool *cla
 	char yes = 'y';
 
 	*claimed = false;
-	if (pipe2(go, O_CLOEXEC) != 0 || (pid = fork()) < 0)
+	if (pipe2(go, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
+		warn("recover: #%lld not re-run: starting it", it->id);
 		return EXIT_INTERNAL;
+	}
 	if (pid == 0) {
 		close(go[1]);
 		if (read(go[0], &yes, 1) != 1)
@@ -459,22 +461,25 @@ rerun(struct plan *p, const struct plan_item *it, const char *self, const char *
 	char path[] = "/tmp/rlwrap-recover.XXXXXX", reason[32];
 	struct store_error error;
 	long long run_id = 0;
-	bool claimed;
+	bool claimed = false;
 	char **argv;
-	int fd, status;
+	int fd, status = EXIT_INTERNAL;
 
 	if ((fd = mkstemp(path)) < 0) {
 		warn("mkstemp");
 		return false;
 	}
 	close(fd);
-	argv = rerun_argv(self, it, path, wait);
-	status = argv != NULL ? spawn_claimed(p, it, argv, &claimed) : EXIT_INTERNAL;
-	argv_free(argv);
+	if ((argv = rerun_argv(self, it, path, wait)) != NULL) {
+		status = spawn_claimed(p, it, argv, &claimed);
+		argv_free(argv);
+		if (!claimed) {   /* said why; nothing ran */
+			unlink(path);
+			return true;
+		}
+	}
 	read_outcome(path, &run_id, reason, sizeof(reason));
 	unlink(path);
-	if (argv != NULL && !claimed)
-		return true;
 	if (status == EXIT_REFUSED) {
 		warnx("recover: #%lld skipped: refused, the family is tripped", it->id);
 		return true;

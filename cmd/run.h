@@ -88,7 +88,7 @@ struct run_breaker {
 	char *env_json;                   /* the account-selecting environment; NULL = none */
 	char hmac[72];                    /* run_sign.h; "" = unsigned (no key) */
 	unsigned char sign_key[32];       /* RUN_SIGN_KEY bytes, when have_key */
-	bool have_key;
+	bool key_tried, have_key;         /* loaded (made) at the first row to sign */
 };
 
 /* ---- cmd/run_gate.c ---- */
@@ -132,7 +132,7 @@ void record_after_run(struct run_breaker *b, const struct run_opts *o, const str
 
 /* ---- cmd/run_record.c ---- */
 
-/* After the argv is known: the origin, the environment, the signing key. */
+/* After the argv is known: the origin and the account's environment. */
 void run_record_setup(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id);
 /* Each attempt (each row): a new uid, and the signature over it. */
 void run_record_sign(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id);

@@ -71,16 +71,27 @@ take_origin(void)
 void
 run_record_setup(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id)
 {
-	char why[512];
-
+	(void)o;
 	b->origin = take_origin();
 	b->env_json = account_env_json(b, id);
-	/* Only a replayable argv is worth signing: a redacted one is never re-run. */
-	if (b->argv_exact == NULL)
-		return;
+}
+
+/* The signing key, the first time a row is to be written: a store we
+ * cannot write needs none.  Its trouble is the process's one warning. */
+static bool
+have_key(struct run_breaker *b)
+{
+	char why[512];
+
+	if (b->key_tried)
+		return b->have_key;
+	b->key_tried = true;
 	b->have_key = run_sign_key_load(true, b->sign_key, why, sizeof(why));
-	if (!b->have_key && !o->quiet)
+	if (!b->have_key && !b->store_warned) {
 		warnx_visible("%s; this run is kept unsigned, so recover will not re-run it", why);
+		b->store_warned = true;
+	}
+	return b->have_key;
 }
 
 void
@@ -91,7 +102,9 @@ run_record_sign(struct run_breaker *b, const struct run_opts *o, const struct ru
 
 	new_uid(b->uid);
 	b->hmac[0] = '\0';
-	if (!b->have_key || getcwd(cwd, sizeof(cwd)) == NULL)
+	/* Only a replayable argv is worth signing: a redacted one is never re-run. */
+	if (b->store == NULL || b->read_only || b->argv_exact == NULL || !have_key(b) ||
+	    getcwd(cwd, sizeof(cwd)) == NULL)
 		return;
 	s = (struct run_signed){ .uid = b->uid, .host = b->holder.host, .account = id->account, .cwd = cwd,
 		.env_json = b->env_json, .user = (unsigned long)getuid(), .argc = (size_t)o->argc,
