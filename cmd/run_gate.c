@@ -149,6 +149,13 @@ refuse(struct run_breaker *b, const struct run_opts *o, const struct run_identit
 	if (d->probe_busy)
 		snprintf(holder, sizeof(holder), ", a probe (pid %ld on %s) runs until", blk->lease.pid,
 		    blk->lease.host);
+	if (d->ramp) {
+		warnx_visible("refused: %s (account %s) is being released after its reset, a few spawns at a "
+		    "time (release = ramp): its next turn is at %s%s", id->family, blk->key.account, reset, budget);
+		write_refusal(b, o, id, blk, d->blocked_until, "release", NULL);
+		run_record_refusal(b, o, id, "release", blk, d->blocked_until);
+		return EXIT_REFUSED;
+	}
 	warnx_visible("refused: %s (scope %s, account %s) %s on %s%s until %s, reset from %s%s", id->family,
 	    blk->key.scope, blk->key.account, d->probe_busy ? "half-open" : "open",
 	    reason_name(blk->reason), holder, reset, blk->reset_source, budget);
@@ -368,9 +375,13 @@ check_breakers(struct gate *g, double now, struct wait_reason *r)
 	}
 	if (g->d.blocked_until != g->blocked_until) {
 		g->blocked_until = g->d.blocked_until;
-		g->wake = g->d.blocked_until + breaker_jitter(g->d.blocked_until - now);
+		/* A release's turn is a fraction of a second apart: a jitter of
+		 * 0.1 s at most spreads the waiters without wasting the turn. */
+		g->wake = g->d.blocked_until + (g->d.ramp ? (double)arc4random_uniform(101) / 1000 :
+		    breaker_jitter(g->d.blocked_until - now));
 	}
-	strlcpy(r->why, reason_name(g->d.blocking.reason), sizeof(r->why));
+	strlcpy(r->why, g->d.ramp ? "its turn in the release after the reset" : reason_name(g->d.blocking.reason),
+	    sizeof(r->why));
 	strlcpy(r->title, g->id->family, sizeof(r->title));
 	r->until = g->wake;
 	/* Between the reset and the jitter's end it only sleeps, so that

@@ -138,6 +138,7 @@ struct gate_decision {
 	double blocked_until; /* the reset, or the busy lease's expiry */
 	double until;         /* WAIT: blocked_until + jitter */
 	long trips_seen;      /* trips of the breakers that apply, as the gate read them */
+	bool ramp;            /* REFUSE / WAIT: its turn in the release after a reset */
 };
 
 /*

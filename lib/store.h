@@ -92,6 +92,9 @@ struct breaker {
 	char last_message[SIGNAL_MESSAGE_MAX + 1];
 	struct probe_lease lease;
 	double updated_at;
+	/* The release after a reset (release = ramp): since when, how many. */
+	double ramp_started;       /* 0 = no ramp */
+	long ramp_released;        /* spawns let through by it, the probe not counted */
 };
 
 /*

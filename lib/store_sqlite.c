@@ -95,7 +95,9 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
 	"ALTER TABLE runs ADD COLUMN hmac TEXT;"
 	"ALTER TABLE runs ADD COLUMN refused_by TEXT;"
 	"ALTER TABLE runs ADD COLUMN recover_note TEXT;"
-	"CREATE INDEX runs_origin ON runs (origin) WHERE origin IS NOT NULL;",
+	"CREATE INDEX runs_origin ON runs (origin) WHERE origin IS NOT NULL;"
+	"ALTER TABLE breakers ADD COLUMN ramp_started REAL;"
+	"ALTER TABLE breakers ADD COLUMN ramp_released INTEGER;",
 };
 
 static bool sqlite_begin(struct store *store, struct store_error *err);
@@ -472,7 +474,7 @@ column_text(sqlite3_stmt *st, int index, char *buf, size_t size)
 
 #define BREAKER_COLUMNS "account, family, scope, state, reason, resets_at, reset_source, trips," \
 	" consecutive_unknown, last_trip_at, last_message, probe_pid, probe_start_time, probe_host," \
-	" probe_expires, updated_at"
+	" probe_expires, updated_at, ramp_started, ramp_released"
 
 static void
 breaker_from_row(sqlite3_stmt *st, struct breaker *b)
@@ -498,6 +500,8 @@ breaker_from_row(sqlite3_stmt *st, struct breaker *b)
 	column_text(st, 13, b->lease.host, sizeof(b->lease.host));
 	b->lease.expires_at = sqlite3_column_double(st, 14);
 	b->updated_at = sqlite3_column_double(st, 15);
+	b->ramp_started = sqlite3_column_double(st, 16);
+	b->ramp_released = (long)sqlite3_column_int64(st, 17);
 }
 
 /* Steps st to the end, collecting breaker rows into a new array. */
@@ -568,7 +572,8 @@ sqlite_breaker_save(struct store *store, const struct breaker *b, struct store_e
 {
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db_of(store), "INSERT OR REPLACE INTO breakers (" BREAKER_COLUMNS ")"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)", -1, &st, NULL);
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)", -1, &st,
+	    NULL);
 
 	if (rc != SQLITE_OK)
 		return db_error(err, store->path, db_of(store), rc, "saving a breaker");
@@ -588,6 +593,8 @@ sqlite_breaker_save(struct store *store, const struct breaker *b, struct store_e
 	bind_text(st, 14, b->lease.pid != 0 ? b->lease.host : NULL);
 	bind_double(st, 15, b->lease.pid != 0 ? b->lease.expires_at : 0, 0);
 	bind_double(st, 16, b->updated_at, 0);
+	bind_double(st, 17, b->ramp_started, 0);
+	bind_int(st, 18, b->ramp_started > 0 ? b->ramp_released : 0, 0);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	((struct sqlite_store *)(void *)store)->breakers_changed = true;

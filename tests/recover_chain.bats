@@ -240,3 +240,31 @@ killed_mid_rerun() {
 	assert_equal "$(db "select state || ' ' || exit_code || ' ' || reason from runs where id = 2")" "finished 0 none"
 	assert_equal "$(ls "$XDG_STATE_HOME/rlwrap/outcomes" | wc -l)" 0
 }
+
+@test "release = ramp: after the probe one spawn per turn, the rest refused or waiting; status shows it; a trip ends it" {
+	printf '[family.claude]\ncommands = record-args\nrelease = ramp 2x 1h\n' > "$RLWRAP_CONFIG"
+	"$RLWRAP" trip --until 2026-11-30T12:01:00Z claude > /dev/null
+	cd proj
+	# the probe, at the reset: it closes the breaker and starts the release
+	RLWRAP_TEST_NOW=$((T0 + 120)) FAKE_STREAM=../success run -0 "$RLWRAP" -q -- record-args probe
+	RLWRAP_TEST_NOW=$((T0 + 130)) FAKE_STREAM=../success run -75 "$RLWRAP" -q -- record-args early
+	assert_output --partial "refused: claude (account default) is being released after its reset"
+	RLWRAP_TEST_NOW=$((T0 + 140)) run -0 "$RLWRAP" status
+	assert_output --regexp "release claude \(account default\): 0 let through since the probe at 2026-11-30T12:02:0[01]Z \(ramp 2x 3600s"
+	# one interval on, its turn: one goes, the next waits for the one after
+	RLWRAP_TEST_NOW=$((T0 + 3730)) FAKE_STREAM=../success run -0 "$RLWRAP" -q -- record-args first
+	RLWRAP_TEST_NOW=$((T0 + 3740)) FAKE_STREAM=../success run -75 "$RLWRAP" -q -- record-args second
+	assert_output --partial "is being released after its reset"
+	cd ..
+	assert_equal "$(db "select ramp_released from breakers")" 1
+	assert_equal "$(db "select group_concat(refused_by) from runs where state = 'refused'")" "release,release"
+	# a limit signal ends the release; release = all lets every spawn go
+	"$RLWRAP" trip --until 2026-11-30T14:00:00Z claude > /dev/null
+	assert_equal "$(db "select coalesce(ramp_started, 0) from breakers")" 0
+	printf '[family.claude]\ncommands = record-args\nrelease = all\n' > "$RLWRAP_CONFIG"
+	"$RLWRAP" reset claude > /dev/null
+	(cd proj && RLWRAP_TEST_NOW=$((T0 + 3750)) FAKE_STREAM=../success "$RLWRAP" -q -- record-args free > /dev/null)
+	printf '[family.claude]\nrelease = ramp fast\n' > "$RLWRAP_CONFIG"
+	run -1 "$RLWRAP" status
+	assert_output --partial "release: 'ramp fast' is not all or ramp GROWTHx INTERVAL [up to N] (like ramp 2x 10s)"
+}
