@@ -70,9 +70,16 @@ format_command(const struct run_row *r, char *buf, size_t size)
 void
 cmd_format_run_line(const struct run_row *r, char *buf, size_t size)
 {
-	char when[40], argv[256], reset[48] = "", raw[1024];
+	char when[40], argv[256], reset[48] = "", raw[1024], verdict[64];
 
 	format_utc_iso(r->started_at, when, sizeof(when));
+	/* A refused spawn: what refused it (the breaker's reason, or the queue's). */
+	if (strcmp(r->state, "refused") == 0)
+		snprintf(verdict, sizeof(verdict), "refused %s", r->signal.reason != REASON_NONE ?
+		    reason_name(r->signal.reason) : *r->refused_by != '\0' ? r->refused_by : "");
+	else
+		strlcpy(verdict, strcmp(r->state, "finished") == 0 ? reason_name(r->signal.reason) : r->state,
+		    sizeof(verdict));
 	format_command(r, argv, sizeof(argv));
 	if (r->signal.resets_at > 0) {
 		strlcpy(reset, " resets ", sizeof(reset));
@@ -81,7 +88,7 @@ cmd_format_run_line(const struct run_row *r, char *buf, size_t size)
 	/* A run that has not finished shows its state where the verdict goes. */
 	snprintf(raw, sizeof(raw), "#%lld %s %s%s%s %s%s exit=%d %s: %s", r->id, when,
 	    *r->family != '\0' ? r->family : "?", *r->model != '\0' ? "/" : "", r->model,
-	    strcmp(r->state, "finished") == 0 ? reason_name(r->signal.reason) : r->state, reset, r->exit_code,
+	    verdict, reset, r->exit_code,
 	    *r->cwd != '\0' ? r->cwd : "?", argv);
 	/* model, cwd and argv came from the child's stream or command line */
 	visible_text(raw, buf, size);

@@ -1,11 +1,15 @@
 /*
  * rlwrap recover [--filter K=V]... [--since D] [--limit N] [--json] [--yes]
- *     [--wait[=MAX]]
- * Lists failed runs that were not recovered yet and says what --yes would
- * do; --yes re-runs them, one after another, through the wrapper.
+ *     [--wait[=MAX]] [--max-attempts N] [--include-lost]
+ * Lists failed and refused runs that were not recovered yet and says what
+ * --yes would do; --yes re-runs them, one after another, through the
+ * wrapper.  Each is an origin: its re-runs name it, the live re-run holds
+ * its claim, and it is re-run at most --max-attempts times
+ * (docs/design.md section 7).
  */
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +22,15 @@
 #include "breaker.h"
 #include "cmd.h"
 #include "history.h"
+#include "outcome.h"
 #include "redact.h"
+#include "run_sign.h"
 #include "timeparse.h"
 
-enum { OPT_FILTER = OPT_LONG_BASE, OPT_SINCE, OPT_LIMIT, OPT_JSON, OPT_YES, OPT_WAIT, OPT_FOLLOW };
+enum { OPT_FILTER = OPT_LONG_BASE, OPT_SINCE, OPT_LIMIT, OPT_JSON, OPT_YES, OPT_WAIT, OPT_FOLLOW,
+	OPT_MAX_ATTEMPTS, OPT_INCLUDE_LOST };
+
+#define MAX_ATTEMPTS_DEFAULT 3
 
 static const struct option recover_longopts[] = {
 	{ "filter", required_argument, NULL, OPT_FILTER },
@@ -31,11 +40,13 @@ static const struct option recover_longopts[] = {
 	{ "yes", no_argument, NULL, OPT_YES },
 	{ "wait", optional_argument, NULL, OPT_WAIT },
 	{ "follow-symlinks", no_argument, NULL, OPT_FOLLOW },
+	{ "max-attempts", required_argument, NULL, OPT_MAX_ATTEMPTS },
+	{ "include-lost", no_argument, NULL, OPT_INCLUDE_LOST },
 	{ NULL, 0, NULL, 0 },
 };
 
 enum action { ACT_RUN, ACT_WAIT_RUN, ACT_SKIP_TRIPPED, ACT_SKIP_CWD, ACT_SKIP_REDACTED, ACT_SKIP_NO_ARGV,
-	ACT_SKIP_OTHER_HOST, ACT_SKIP_ALTERED, ACT_SKIP_CWD_LINK };
+	ACT_SKIP_OTHER_HOST, ACT_SKIP_ALTERED, ACT_SKIP_CWD_LINK, ACT_SKIP_UNSIGNED, ACT_SKIP_EXHAUSTED };
 
 struct plan_item {
 	long long id;
@@ -45,6 +56,11 @@ struct plan_item {
 	char host[256];            /* the host that recorded it ("" = unknown) */
 	char *argv_exact;          /* the exact argv (redact.h); NULL: use argv_json */
 	char *family, *model, *account;   /* what decided its key: the re-run's too */
+	char *env_json;            /* the account's environment, restored for the re-run; NULL = none */
+	char **command;            /* the stored command, decoded; NULL when there is none */
+	size_t command_len;
+	long attempts;             /* re-runs of it spawned so far */
+	long max_attempts;
 	char cwd_target[PATH_MAX]; /* where cwd leads now through a symlink; "" when to itself */
 	char line[1024];
 	json_t *json;              /* the run's stored fields, for --json */
@@ -60,6 +76,11 @@ struct plan {
 	double started;            /* real time: claims made after it are a concurrent recover's */
 	bool follow_symlinks;      /* run in a cwd that now leads through a symlink */
 	struct probe_lease holder; /* this process, for the claims */
+	long max_attempts;         /* re-runs of one origin, at most */
+	unsigned char key[RUN_SIGN_KEY];   /* this user's signing key, when have_key */
+	bool have_key;
+	char key_why[512];         /* why there is none */
+	const struct config *cfg;
 };
 
 static double
@@ -106,6 +127,13 @@ action_words(const struct plan_item *it, char *buf, size_t size)
 	case ACT_SKIP_ALTERED:
 		return "skip: stored before rlwrap kept exact commands, and a '?' in it may stand for a "
 		    "byte that was not UTF-8, so it cannot be replayed as it ran";
+	case ACT_SKIP_UNSIGNED:
+		return "refused: its signature does not verify, so this user on this host did not write it "
+		    "as it stands (planted or altered in the store, or from before signatures); not run";
+	case ACT_SKIP_EXHAUSTED:
+		snprintf(buf, size, "skip: re-run %ld times already (--max-attempts %ld)", it->attempts,
+		    it->max_attempts);
+		return buf;
 	}
 	return "?";
 }
@@ -121,6 +149,47 @@ cwd_moved(const char *cwd, char *target, size_t size)
 		return false;
 	strlcpy(target, resolved, size);
 	return true;
+}
+
+/* The stored command: its exact bytes, or (rows without them) the JSON
+ * array's strings, NULL-terminated; NULL when none was stored. */
+static char **
+stored_command(const char *argv_exact, const char *argv_json, size_t *len)
+{
+	json_t *a = json_loads(argv_exact != NULL ? argv_exact : argv_json != NULL ? argv_json : "[]", 0, NULL), *v;
+	char **argv;
+	size_t i;
+
+	*len = json_array_size(a);
+	if (*len == 0 || (argv = calloc(*len + 1, sizeof(*argv))) == NULL) {
+		json_decref(a);
+		*len = 0;
+		return NULL;
+	}
+	json_array_foreach(a, i, v) {
+		const char *str = json_string_value(v) != NULL ? json_string_value(v) : "";
+
+		if ((argv[i] = malloc(strlen(str) + 1)) == NULL)
+			err(1, "malloc");
+		if (argv_exact != NULL)
+			argv_exact_decode(str, argv[i]);
+		else
+			strlcpy(argv[i], str, strlen(str) + 1);
+	}
+	json_decref(a);
+	return argv;
+}
+
+/* Did this user on this host write the row as it stands (run_sign.h)? */
+static bool
+signed_here(const struct plan *p, const struct run_row *r, const struct plan_item *it)
+{
+	struct run_signed s = {
+		.uid = r->uid, .host = r->host, .account = r->account, .cwd = r->cwd, .env_json = r->env_json,
+		.user = (unsigned long)getuid(), .argc = it->command_len, .argv = it->command,
+	};
+
+	return p->have_key && it->command != NULL && run_sign_verify(p->key, &s, r->hmac);
 }
 
 static enum action
@@ -140,6 +209,8 @@ decide(struct plan *p, const struct run_row *r, struct plan_item *it)
 		return ACT_SKIP_NO_ARGV;
 	if (r->argv_exact == NULL && strchr(r->argv_json, '?') != NULL)
 		return ACT_SKIP_ALTERED;
+	if (!signed_here(p, r, it))
+		return ACT_SKIP_UNSIGNED;
 	if (*r->cwd == '\0' || stat(r->cwd, &st) != 0 || !S_ISDIR(st.st_mode))
 		return ACT_SKIP_CWD;
 	if (cwd_moved(r->cwd, it->cwd_target, sizeof(it->cwd_target)) && !p->follow_symlinks)
@@ -167,12 +238,15 @@ plan_row(const struct run_row *r, void *arg)
 	it = &p->items[p->count++];
 	memset(it, 0, sizeof(*it));
 	it->id = r->id;
+	it->max_attempts = p->max_attempts;
 	strlcpy(it->host, r->host, sizeof(it->host));
+	exact = argv_exact_text(r->argv_exact, r->argv_json);
+	it->command = stored_command(exact, r->argv_json, &it->command_len);
 	it->action = decide(p, r, it);
 	it->argv_json = r->argv_json != NULL ? strdup(r->argv_json) : NULL;
 	it->cwd = strdup(r->cwd);
-	exact = argv_exact_text(r->argv_exact, r->argv_json);
 	it->argv_exact = exact != NULL ? strdup(exact) : NULL;
+	it->env_json = r->env_json != NULL ? strdup(r->env_json) : NULL;
 	it->family = strdup(r->family);
 	it->model = strdup(r->model);
 	it->account = strdup(r->account);
@@ -191,6 +265,10 @@ plan_free(struct plan *p)
 		free(p->items[i].family);
 		free(p->items[i].model);
 		free(p->items[i].account);
+		free(p->items[i].env_json);
+		for (size_t k = 0; k < p->items[i].command_len; k++)
+			free(p->items[i].command[k]);
+		free(p->items[i].command);
 		json_decref(p->items[i].json);
 	}
 	free(p->items);
@@ -224,44 +302,12 @@ print_plan(const struct plan *p, bool json)
 	json_decref(array);
 }
 
-/* The stored command: its exact bytes, or (rows without them) the JSON
- * array's strings; appended to argv from k, which has room for them. */
-static void
-stored_command(const struct plan_item *it, char **argv, size_t k)
-{
-	json_t *a = json_loads(it->argv_exact != NULL ? it->argv_exact : it->argv_json, 0, NULL), *v;
-	size_t i;
-
-	json_array_foreach(a, i, v) {
-		const char *s = json_string_value(v) != NULL ? json_string_value(v) : "";
-
-		if ((argv[k] = malloc(strlen(s) + 1)) == NULL)
-			err(1, "malloc");
-		if (it->argv_exact != NULL)
-			argv_exact_decode(s, argv[k++]);
-		else
-			strlcpy(argv[k++], s, strlen(s) + 1);
-	}
-	json_decref(a);
-}
-
-/* How many arguments the stored command has. */
-static size_t
-stored_count(const struct plan_item *it)
-{
-	json_t *a = json_loads(it->argv_exact != NULL ? it->argv_exact : it->argv_json, 0, NULL);
-	size_t n = json_array_size(a);
-
-	json_decref(a);
-	return n;
-}
-
 /* <self> run [--wait[=MAX]] --family F --model M --account A --signal-file FILE
  * -- argv...: the original's identity, so that its outcome lands on its key. */
 static char **
 rerun_argv(const char *self, const struct plan_item *it, const char *signal_file, const char *wait)
 {
-	size_t n = stored_count(it), k = 0;
+	size_t n = it->command_len, k = 0;
 	char **argv = n > 0 ? calloc(n + 16, sizeof(*argv)) : NULL;
 
 	if (argv == NULL)
@@ -283,7 +329,8 @@ rerun_argv(const char *self, const struct plan_item *it, const char *signal_file
 	argv[k++] = strdup("--signal-file");
 	argv[k++] = strdup(signal_file);
 	argv[k++] = strdup("--");
-	stored_command(it, argv, k);
+	for (size_t i = 0; i < n; i++)
+		argv[k++] = strdup(it->command[i]);
 	return argv;
 }
 
@@ -295,21 +342,101 @@ argv_free(char **argv)
 	free(argv);
 }
 
-/* Runs argv in cwd and waits for it; returns its status the way a shell shows it. */
-static int
-spawn_in(char **argv, const char *cwd)
+/* Keeps why recover stops re-running it with the run, and says it. */
+static void
+gave_up(struct plan *p, const struct plan_item *it, long attempts)
 {
-	pid_t pid = fork();
-	int status;
+	struct store_error error;
+	char note[160];
 
-	if (pid < 0)
+	snprintf(note, sizeof(note), "gave up after %ld re-runs (--max-attempts %ld)", attempts, p->max_attempts);
+	if (!store_run_note(p->store, it->id, note, &error))
+		warnx_visible("%s", error.message);
+	warnx("recover: #%lld skipped: %s", it->id, note);
+}
+
+/* Claims the origin for the re-run pid, so that neither a recover running
+ * alongside nor a later one runs it while that process lives; false (said
+ * why) when someone else has it, or its attempts are used up. */
+static bool
+claim(struct plan *p, const struct plan_item *it, pid_t pid)
+{
+	struct probe_lease rerun = p->holder, by;
+	struct store_error error;
+	enum run_claim result;
+	long attempts;
+
+	rerun.pid = (long)pid;
+	rerun.start_time = proc_start_time((long)pid);
+	if (!store_run_claim_origin(p->store, it->id, &rerun, real_now(), p->started, p->max_attempts, &result,
+	    &by, &attempts, &error)) {
+		warnx_visible("%s", error.message);
+		return false;
+	}
+	if (result == CLAIM_RECOVERED)
+		warnx("recover: #%lld skipped: recovered meanwhile", it->id);
+	else if (result == CLAIM_HELD)
+		warnx_visible("recover: #%lld skipped: a re-run of it (pid %ld on %s) runs now", it->id,
+		    by.pid, by.host);
+	else if (result == CLAIM_EXHAUSTED)
+		gave_up(p, it, attempts);
+	return result == CLAIM_TAKEN;
+}
+
+/* The re-run's environment: the family's config-directory variable as the
+ * original had it (set, or unset when it had none), and the origin the
+ * wrapper marks recovered when the re-run succeeds. */
+static void
+rerun_env(const struct plan *p, const struct plan_item *it)
+{
+	const char *name = config_dir_env(p->cfg, it->family), *key;
+	json_t *env = it->env_json != NULL ? json_loads(it->env_json, 0, NULL) : NULL, *v;
+	char origin[32];
+
+	if (name != NULL)
+		unsetenv(name);
+	json_object_foreach(env, key, v)
+		if (json_string_value(v) != NULL && name != NULL && strcmp(key, name) == 0)
+			setenv(key, json_string_value(v), 1);
+	json_decref(env);
+	snprintf(origin, sizeof(origin), "%lld", it->id);
+	setenv("RLWRAP_RECOVERS", origin, 1);
+}
+
+/*
+ * Forks the re-run, which waits on a pipe until the origin is claimed in
+ * its own name (its pid and start time, which exec keeps): the claim lives
+ * as long as the re-run does, whatever becomes of this process.  *claimed
+ * false: not claimed (said why), nothing ran.  Returns the re-run's status
+ * the way a shell shows it.
+ */
+static int
+spawn_claimed(struct plan *p, const struct plan_item *it, char **argv, bool *claimed)
+{
+	int go[2], status;
+	pid_t pid;
+	char yes = 'y';
+
+	*claimed = false;
+	if (pipe2(go, O_CLOEXEC) != 0 || (pid = fork()) < 0) {
+		warn("recover: #%lld not re-run: starting it", it->id);
 		return EXIT_INTERNAL;
+	}
 	if (pid == 0) {
-		if (chdir(cwd) != 0)
+		close(go[1]);
+		if (read(go[0], &yes, 1) != 1)
+			_exit(0);   /* not claimed, or recover died first: nothing runs */
+		if (chdir(it->cwd) != 0)
 			_exit(EXIT_INTERNAL);
+		rerun_env(p, it);
 		execv(argv[0], argv);
 		_exit(EXIT_NOTFOUND);
 	}
+	close(go[0]);
+	*claimed = claim(p, it, pid);
+	if (*claimed && write(go[1], &yes, 1) != 1)
+		*claimed = false;
+	close(go[1]);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return EXIT_INTERNAL;
@@ -328,46 +455,29 @@ read_outcome(const char *path, long long *run_id, char *reason, size_t size)
 	json_decref(o);
 }
 
-/* Claims the run in the store, so that a recover running alongside does
- * not run it too; false (said why) when someone else has it. */
-static bool
-claim(struct plan *p, const struct plan_item *it)
-{
-	struct store_error error;
-	struct probe_lease by;
-	enum run_claim result;
-
-	if (!store_run_claim(p->store, it->id, &p->holder, real_now(), p->started, &result, &by, &error)) {
-		warnx_visible("%s", error.message);
-		return false;
-	}
-	if (result == CLAIM_RECOVERED)
-		warnx("recover: #%lld skipped: recovered meanwhile", it->id);
-	else if (result == CLAIM_HELD)
-		warnx_visible("recover: #%lld skipped: another recover (pid %ld on %s) re-runs it", it->id,
-		    by.pid, by.host);
-	return result == CLAIM_TAKEN;
-}
-
 static bool
 rerun(struct plan *p, const struct plan_item *it, const char *self, const char *wait)
 {
 	char path[] = "/tmp/rlwrap-recover.XXXXXX", reason[32];
 	struct store_error error;
 	long long run_id = 0;
+	bool claimed = false;
 	char **argv;
-	int fd, status;
+	int fd, status = EXIT_INTERNAL;
 
-	if (!claim(p, it))
-		return true;
 	if ((fd = mkstemp(path)) < 0) {
 		warn("mkstemp");
 		return false;
 	}
 	close(fd);
-	argv = rerun_argv(self, it, path, wait);
-	status = argv != NULL ? spawn_in(argv, it->cwd) : EXIT_INTERNAL;
-	argv_free(argv);
+	if ((argv = rerun_argv(self, it, path, wait)) != NULL) {
+		status = spawn_claimed(p, it, argv, &claimed);
+		argv_free(argv);
+		if (!claimed) {   /* said why; nothing ran */
+			unlink(path);
+			return true;
+		}
+	}
 	read_outcome(path, &run_id, reason, sizeof(reason));
 	unlink(path);
 	if (status == EXIT_REFUSED) {
@@ -378,6 +488,7 @@ rerun(struct plan *p, const struct plan_item *it, const char *self, const char *
 	    run_id, it->cwd, status, reason);
 	if (status != 0 || strcmp(reason, "none") != 0)
 		return false;
+	/* The re-run marked it already; this is for a re-run that could not. */
 	if (run_id > 0 && !store_run_mark_recovered(p->store, it->id, run_id, &error))
 		warnx_visible("%s", error.message);
 	return true;
@@ -414,6 +525,10 @@ run_plan(struct plan *p, const char *wait)
 		const struct plan_item *it = &p->items[i];
 		char why[PATH_MAX + 200];
 
+		if (it->action == ACT_SKIP_EXHAUSTED) {
+			gave_up(p, it, it->attempts);
+			continue;
+		}
 		if (it->action != ACT_RUN && it->action != ACT_WAIT_RUN) {
 			warnx_visible("recover: #%lld %s", it->id, action_words(it, why, sizeof(why)));
 			continue;
@@ -425,6 +540,32 @@ run_plan(struct plan *p, const char *wait)
 			failed = true;
 	}
 	return failed ? 1 : 0;
+}
+
+static bool
+count_attempt(const struct run_row *row, void *arg)
+{
+	if (strcmp(row->state, "refused") != 0)
+		++*(long *)arg;
+	return true;
+}
+
+/* Each runnable origin's re-runs so far; those at --max-attempts are
+ * skipped (and, with --yes, noted so in the store by run_plan). */
+static bool
+count_attempts(struct plan *p, struct store_error *error)
+{
+	for (size_t i = 0; i < p->count; i++) {
+		struct plan_item *it = &p->items[i];
+		struct run_filter reruns = { .origin = it->id };
+
+		if (!store_runs_each(p->store, &reruns, count_attempt, &it->attempts, error))
+			return false;
+		json_object_set_new(it->json, "attempts", json_integer(it->attempts));
+		if ((it->action == ACT_RUN || it->action == ACT_WAIT_RUN) && it->attempts >= p->max_attempts)
+			it->action = ACT_SKIP_EXHAUSTED;
+	}
+	return true;
 }
 
 static bool
@@ -444,16 +585,20 @@ static bool
 parse_recover(const struct cmd_entry *self, const struct args *args, struct plan *p,
     struct run_filter *f, char *wait, size_t wait_size)
 {
-	long long limit = 0;
+	long long limit = 0, attempts = MAX_ATTEMPTS_DEFAULT;
 	const char *w = args_get(args, OPT_WAIT);
 
 	p->wait_max = -1;
 	p->follow_symlinks = args_has(args, OPT_FOLLOW);
+	f->include_lost = args_has(args, OPT_INCLUDE_LOST);
 	if (!parse_filters(self, args, f) ||
 	    (args_has(args, OPT_SINCE) && !cmd_parse_since(self, args_get(args, OPT_SINCE), p->now, &f->since)) ||
-	    (args_has(args, OPT_LIMIT) && !opt_int(self, "--limit", args_get(args, OPT_LIMIT), 1, 1000000, &limit)))
+	    (args_has(args, OPT_LIMIT) && !opt_int(self, "--limit", args_get(args, OPT_LIMIT), 1, 1000000, &limit)) ||
+	    (args_has(args, OPT_MAX_ATTEMPTS) && !opt_int(self, "--max-attempts", args_get(args, OPT_MAX_ATTEMPTS), 0,
+	    1000, &attempts)))
 		return false;
 	f->limit = (long)limit;
+	p->max_attempts = (long)attempts;
 	if (w != NULL) {
 		p->wait_max = 6 * 3600;
 		if (*w != '\0' && !opt_duration(self, "--wait", w, &p->wait_max))
@@ -474,7 +619,7 @@ recover_exec(struct args *args)
 	struct config cfg;
 	struct cmd_state st;
 	char wait[64] = "", why[PATH_MAX + 64];
-	int rc = 0;
+	int rc = 0, settled;
 
 	run_filter_init(&filter);
 	filter.failed_only = true;
@@ -487,6 +632,8 @@ recover_exec(struct args *args)
 		return 1;
 	}
 	p.store = st.store;
+	p.cfg = &cfg;
+	p.have_key = run_sign_key_load(false, p.key, p.key_why, sizeof(p.key_why));
 	probe_holder_self(&me);
 	strlcpy(p.host, me.host, sizeof(p.host));
 	p.holder = me;
@@ -497,7 +644,10 @@ recover_exec(struct args *args)
 		run_filter_free(&filter);
 		return 1;
 	}
-	if (!store_runs_each(p.store, &filter, plan_row, &p, &error)) {
+	/* Runs whose final write failed: their journaled outcomes first. */
+	if (args_has(args, OPT_YES) && !outcome_settle_all(p.store, &settled, &error))
+		warnx_visible("%s; a journaled outcome is left for next time", error.message);
+	if (!store_runs_each(p.store, &filter, plan_row, &p, &error) || !count_attempts(&p, &error)) {
 		warnx_visible("%s", error.message);
 		rc = 1;
 	} else if (!args_has(args, OPT_YES))
@@ -505,6 +655,7 @@ recover_exec(struct args *args)
 	else
 		rc = run_plan(&p, *wait != '\0' ? wait : NULL);
 	plan_free(&p);
+	memset(p.key, 0, sizeof(p.key));
 	cmd_state_close(&st);
 	run_filter_free(&filter);
 	return rc;
@@ -512,7 +663,7 @@ recover_exec(struct args *args)
 
 static const struct cmd_help recover_help[] = {
 	{ "--filter K=V", "only runs whose K (reason, family, model, account, exit, cwd, state) is V;"
-	  " a comma is any of; lost runs (their wrapper died) are failed runs too",
+	  " a comma is any of; state=refused: the spawns a breaker, a budget or a full queue refused",
 	  "rlwrap recover --filter reason=rate-limit,usage-limit" },
 	{ "--since D", "only runs that started within a duration back from now, or after a time",
 	  "rlwrap recover --since 2d" },
@@ -524,6 +675,10 @@ static const struct cmd_help recover_help[] = {
 	  "rlwrap recover --filter family=claude --yes" },
 	{ "--wait[=MAX]", "let each re-run wait out an open breaker within MAX (default 6h)",
 	  "rlwrap recover --yes --wait=2h" },
+	{ "--max-attempts N", "re-run one failed run at most N times in all (default 3); then it is noted and left",
+	  "rlwrap recover --yes --max-attempts 1" },
+	{ "--include-lost", "also offer runs whose wrapper died (their outcome is unknown: the work may be done)",
+	  "rlwrap recover --include-lost" },
 	{ "--follow-symlinks", "also run where a working directory now leads through a symlink (skipped by default)",
 	  "rlwrap recover --yes --follow-symlinks" },
 	{ "--help", "this text", "rlwrap recover --help" },
@@ -537,7 +692,7 @@ const struct cmd_entry cmd_recover_entry = {
 	.lower = 0,
 	.upper = 0,
 	.usage = "recover [--filter K=V]... [--since D] [--limit N] [--json] [--yes] [--wait[=MAX]]\n"
-	    "       [--follow-symlinks]",
+	    "       [--max-attempts N] [--include-lost] [--follow-symlinks]",
 	.summary = "list failed runs (dry run) or re-run them through the wrapper with --yes",
 	.help = recover_help,
 	.exec = recover_exec,

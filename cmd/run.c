@@ -38,7 +38,7 @@
 #include "tty.h"
 
 enum {
-	OPT_RAW_STREAM = OPT_LONG_BASE, OPT_SIGNAL_FILE, OPT_FORCE, OPT_PTY, OPT_NO_PTY
+	OPT_RAW_STREAM = OPT_LONG_BASE, OPT_SIGNAL_FILE, OPT_FORCE, OPT_PTY, OPT_NO_PTY, OPT_NO_RECORD
 };
 
 static const struct option run_longopts[] = {
@@ -53,6 +53,7 @@ static const struct option run_longopts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "pty", no_argument, NULL, OPT_PTY },
 	{ "no-pty", no_argument, NULL, OPT_NO_PTY },
+	{ "no-record", no_argument, NULL, OPT_NO_RECORD },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -193,6 +194,7 @@ parse_run_opts(const struct args *args, struct run_opts *o)
 	o->signal_file = dup_or_null(args_get(args, OPT_SIGNAL_FILE));
 	o->force = args_has(args, OPT_FORCE);
 	o->quiet = args_has(args, 'q');
+	o->no_record = args_has(args, OPT_NO_RECORD);
 	o->pty = args_has(args, OPT_PTY) ? PTY_ON : args_has(args, OPT_NO_PTY) ? PTY_OFF : PTY_AUTO;
 	copy_command(o, args->operands, args->count);
 	return true;
@@ -1101,6 +1103,8 @@ static const struct cmd_help run_help[] = {
 	  "rlwrap --pty -- claude" },
 	{ "--no-pty", "never use a pseudo-terminal: the command gets pipes",
 	  "rlwrap --no-pty -- claude -p hi" },
+	{ "--no-record", "a refused spawn is not kept for `rlwrap recover` (for callers that requeue it themselves)",
+	  "rlwrap --no-record -- codex exec --json 'task b'" },
 	{ "--help", "this text", "rlwrap run --help" },
 	{ "COMMAND [ARG ...]", "the command to run, with its own arguments (after --, even a subcommand name)",
 	  "rlwrap -- claude -p 'fix the tests'" },
@@ -1114,7 +1118,8 @@ const struct cmd_entry cmd_run_entry = {
 	.lower = 1,
 	.upper = -1,
 	.usage = "[run] [-q] [-f family] [-m model] [-a account] [-w[max]] [-r[n]] [--force]\n"
-	    "       [--raw-stream file] [--signal-file file] [--pty | --no-pty] [--] command [arg ...]",
+	    "       [--raw-stream file] [--signal-file file] [--pty | --no-pty] [--no-record]\n"
+	    "       [--] command [arg ...]",
 	.summary = "run a command under the breakers and classify how it ended",
 	.help = run_help,
 	.exec = run_exec,

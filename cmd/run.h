@@ -28,6 +28,7 @@ struct run_opts {
 	long long retry_max;
 	char *raw_stream, *signal_file;
 	bool force, quiet;
+	bool no_record;                   /* --no-record: a refusal is not kept for recover */
 	int pty;                          /* enum pty_choice of run.c */
 	char **argv;                      /* the command, NULL-terminated copy */
 	int argc;
@@ -81,6 +82,13 @@ struct run_breaker {
 	struct heartbeat *heartbeat;      /* renewing it while the child runs */
 	int spawns;                       /* attempts spawned so far */
 	struct breaker_transitions probe_closes;   /* for the hooks, run after the attempt */
+	/* What recover needs of this run (cmd/run_record.c). */
+	long long origin;                 /* the run this one re-runs ($RLWRAP_RECOVERS); 0 = none */
+	char uid[40];                     /* the run's identity, signed */
+	char *env_json;                   /* the account-selecting environment; NULL = none */
+	char hmac[72];                    /* run_sign.h; "" = unsigned (no key) */
+	unsigned char sign_key[32];       /* RUN_SIGN_KEY bytes, when have_key */
+	bool key_tried, have_key;         /* loaded (made) at the first row to sign */
 };
 
 /* ---- cmd/run_gate.c ---- */
@@ -121,6 +129,26 @@ void probe_output_seen(struct run_breaker *b, const struct run_identity *id);
 /* After the child ended: the run row, trips and closes; fills r->run_id. */
 void record_after_run(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
     struct run_result *r);
+
+/* ---- cmd/run_record.c ---- */
+
+/* After the argv is known: the origin and the account's environment. */
+void run_record_setup(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id);
+/* Each attempt (each row): a new uid, and the signature over it. */
+void run_record_sign(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id);
+/* A refused spawn, kept for recover (state "refused"), unless --no-record,
+ * record_refused = no, or it is itself a re-run.  blk: the breaker that
+ * refused (NULL for a slot or a budget), open until until. */
+void run_record_refusal(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
+    const char *refused_by, const struct breaker *blk, double until);
+/* A re-run that succeeded marks its origin recovered by it. */
+void run_record_settle_origin(struct run_breaker *b, const struct run_result *r);
+/* Before the final store write of run_id: its outcome journaled (outcome.h),
+ * path named for outcome_done() ("" when not journaled). */
+void run_record_journal(struct run_breaker *b, long long run_id, const struct run_result *r, char *path,
+    size_t size);
+/* The outcomes journaled by runs whose final write failed, settled now. */
+void run_record_settle_journal(struct run_breaker *b);
 
 /* ---- cmd/run.c ---- */
 

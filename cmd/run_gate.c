@@ -22,6 +22,7 @@
 
 #include "breaker_memo.h"
 #include "cmd.h"
+#include "outcome.h"
 #include "redact.h"
 #include "run.h"
 #include "textutil.h"
@@ -60,6 +61,9 @@ run_breaker_close(struct run_breaker *b)
 	b->argv_json = NULL;
 	free(b->argv_exact);
 	b->argv_exact = NULL;
+	free(b->env_json);
+	b->env_json = NULL;
+	memset(b->sign_key, 0, sizeof(b->sign_key));
 	config_free(&b->cfg);
 }
 
@@ -134,7 +138,7 @@ write_refusal(const struct run_breaker *b, const struct run_opts *o, const struc
 /* One line: "refused: claude (scope *, account default) open on usage-limit
  * until 2026-11-30T16:00:00Z (2026-11-30 17:00 CET, in 4h0m), reset from provider". */
 static int
-refuse(const struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
+refuse(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
     const struct gate_decision *d, double now, double wait_max)
 {
 	const struct breaker *blk = &d->blocking;
@@ -148,10 +152,18 @@ refuse(const struct run_breaker *b, const struct run_opts *o, const struct run_i
 	if (d->probe_busy)
 		snprintf(holder, sizeof(holder), ", a probe (pid %ld on %s) runs until", blk->lease.pid,
 		    blk->lease.host);
+	if (d->ramp) {
+		warnx_visible("refused: %s (account %s) is being released after its reset, a few spawns at a "
+		    "time (release = ramp): its next turn is at %s%s", id->family, blk->key.account, reset, budget);
+		write_refusal(b, o, id, blk, d->blocked_until, "release", NULL);
+		run_record_refusal(b, o, id, "release", blk, d->blocked_until);
+		return EXIT_REFUSED;
+	}
 	warnx_visible("refused: %s (scope %s, account %s) %s on %s%s until %s, reset from %s%s", id->family,
 	    blk->key.scope, blk->key.account, d->probe_busy ? "half-open" : "open",
 	    reason_name(blk->reason), holder, reset, blk->reset_source, budget);
 	write_refusal(b, o, id, blk, d->blocked_until, "breaker", NULL);
+	run_record_refusal(b, o, id, "breaker", blk, d->blocked_until);
 	return EXIT_REFUSED;
 }
 
@@ -180,7 +192,7 @@ budget_room_text(const struct run_breaker *b, char *buf, size_t size)
 
 /* The --wait budget ran out in the queue for a slot. */
 static int
-refuse_slot(const struct run_breaker *b, const struct run_opts *o, const struct run_identity *id)
+refuse_slot(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id)
 {
 	char budget[32];
 
@@ -192,12 +204,14 @@ refuse_slot(const struct run_breaker *b, const struct run_opts *o, const struct 
 		warnx_visible("refused: %s (account %s): no room in %s; beyond the --wait budget of %s",
 		    id->family, id->account, room, budget);
 		write_refusal(b, o, id, NULL, 0, "budget", NULL);
+		run_record_refusal(b, o, id, "budget", NULL, 0);
 		return EXIT_REFUSED;
 	}
 	warnx_visible("refused: %s (account %s): no slot free: %ld running of max_concurrent %ld, %ld ahead; "
 	    "beyond the --wait budget of %s", id->family, id->account, b->slot.running, b->slot.max,
 	    b->slot.ahead, budget);
 	write_refusal(b, o, id, NULL, 0, "max_concurrent", NULL);
+	run_record_refusal(b, o, id, "max_concurrent", NULL, 0);
 	return EXIT_REFUSED;
 }
 
@@ -236,16 +250,17 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 	bool resolved = store_options_resolve(opts, b->cfg.store_path, b->cfg.keep_runs, b->cfg.keep_days, &error);
 	int rc;
 
+	argv = redact_argv_json(o->argc, o->argv, &b->argv_redacted);
+	b->argv_json = argv != NULL ? json_dumps(argv, JSON_COMPACT) : NULL;
+	b->argv_exact = b->argv_redacted ? NULL : argv_exact_json(o->argc, o->argv, b->argv_json);
+	json_decref(argv);
+	run_record_setup(b, o, id);
 	if (resolved) {
 		store_options_server(opts, b->cfg.store_schema, b->cfg.store_connect_timeout,
 		    b->cfg.store_statement_timeout);
 		if ((rc = memo_refusal(b, o, id)) >= 0)
 			return rc;
 	}
-	argv = redact_argv_json(o->argc, o->argv, &b->argv_redacted);
-	b->argv_json = argv != NULL ? json_dumps(argv, JSON_COMPACT) : NULL;
-	b->argv_exact = b->argv_redacted ? NULL : argv_exact_json(o->argc, o->argv, b->argv_json);
-	json_decref(argv);
 	if (resolved && store_open(opts, &b->store, &error)) {
 		/* A server away: on_store_error = closed wants its say, not a journal's. */
 		if (store_on_journal(b->store) && b->cfg.on_store_error == STORE_ERROR_CLOSED && !o->force) {
@@ -256,6 +271,7 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 		}
 		run_store_notice(b);
 		cmd_warn_exposed_store(b->store);
+		run_record_settle_journal(b);
 		return -1;
 	}
 	if (b->cfg.on_store_error == STORE_ERROR_CLOSED && !o->force)
@@ -362,9 +378,13 @@ check_breakers(struct gate *g, double now, struct wait_reason *r)
 	}
 	if (g->d.blocked_until != g->blocked_until) {
 		g->blocked_until = g->d.blocked_until;
-		g->wake = g->d.blocked_until + breaker_jitter(g->d.blocked_until - now);
+		/* A release's turn is a fraction of a second apart: a jitter of
+		 * 0.1 s at most spreads the waiters without wasting the turn. */
+		g->wake = g->d.blocked_until + (g->d.ramp ? (double)arc4random_uniform(101) / 1000 :
+		    breaker_jitter(g->d.blocked_until - now));
 	}
-	strlcpy(r->why, reason_name(g->d.blocking.reason), sizeof(r->why));
+	strlcpy(r->why, g->d.ramp ? "its turn in the release after the reset" : reason_name(g->d.blocking.reason),
+	    sizeof(r->why));
 	strlcpy(r->title, g->id->family, sizeof(r->title));
 	r->until = g->wake;
 	/* Between the reset and the jitter's end it only sleeps, so that
@@ -391,6 +411,10 @@ running_row(struct gate *g, double now, struct run_row *rec)
 	signal_init(&rec->signal);
 	rec->usage.input_tokens = rec->usage.output_tokens = -1;
 	rec->usage.cost_usd = -1;
+	rec->origin = g->b->origin;
+	rec->env_json = g->b->env_json;
+	strlcpy(rec->uid, g->b->uid, sizeof(rec->uid));
+	strlcpy(rec->hmac, g->b->hmac, sizeof(rec->hmac));
 }
 
 /* The waits row of a slot wait: who, why, since when (its end at the end). */
@@ -561,6 +585,7 @@ gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct 
 		w.await = await_slot;
 	if (getcwd(g.cwd, sizeof(g.cwd)) == NULL)
 		g.cwd[0] = '\0';
+	run_record_sign(b, o, id);
 	b->probing = false;
 	b->run_id = 0;
 	b->slot = (struct admission){
@@ -746,9 +771,11 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 		.started_at = r->clock_started, .ended_at = r->clock_ended,
 		.exit_code = r->term_signal != 0 ? -1 : r->exit_code, .term_signal = r->term_signal,
 		.usage = r->usage, .holder = &b->holder, .run_id = b->run_id, .trips_seen = b->trips_seen,
+		.origin = b->origin, .uid = b->uid, .env_json = b->env_json, .hmac = b->hmac,
 	};
 	struct budget_settlement settlement;
 	struct store_error error;
+	char journal[PATH_MAX + 64];
 
 	/* The gate's count is of the family it asked about. */
 	run.gated = b->gated && strcmp(run.family, id->family) == 0;
@@ -763,11 +790,14 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 	}
 	run.budgets = budget_settlement_of(b, r, &settlement);
 	adaptive_record_run(b, id, r);
-	if (b->store != NULL && breaker_record_run(b->store, &b->cfg, &run, &r->sig, &r->outcome, &error))
+	run_record_journal(b, run.run_id, r, journal, sizeof(journal));
+	if (b->store != NULL && breaker_record_run(b->store, &b->cfg, &run, &r->sig, &r->outcome, &error)) {
 		r->run_id = r->outcome.run_id;
-	else if (b->store != NULL)
+		outcome_done(journal);
+	} else if (b->store != NULL)
 		store_trouble(b, &error);
 	b->gated = false;
+	run_record_settle_origin(b, r);
 	run_store_notice(b);
 	/* The child's bytes are out and its status known: now the hooks of
 	 * what changed, the probe's closes first. */

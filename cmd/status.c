@@ -97,7 +97,39 @@ struct status_data {
 	struct adaptive_limit *limits;
 	size_t limits_len;
 	struct journal_state journal;
+	const struct config *cfg;
 };
+
+/* release = ramp: the releases after a reset under way (breaker.c's
+ * ramp_gate() lets them through; this only shows them). */
+static void
+print_releases(const struct status_data *d, json_t *out, time_t now)
+{
+	json_t *list = json_array();
+
+	for (size_t i = 0; i < d->breakers_len; i++) {
+		const struct breaker *b = &d->breakers[i];
+		const struct family_config *fc = config_family(d->cfg, b->key.family);
+		char since[40];
+
+		if (fc == NULL || fc->release_growth <= 0 || b->state != BREAKER_CLOSED || b->ramp_started <= 0)
+			continue;
+		format_utc_iso(b->ramp_started, since, sizeof(since));
+		if (out == NULL)
+			print_visible("release %s (account %s): %ld let through since the probe at %s (ramp %gx %gs,"
+			    " interval %ld)", b->key.family, b->key.account, b->ramp_released, since, fc->release_growth,
+			    fc->release_interval, (long)(((double)now - b->ramp_started) / fc->release_interval));
+		else
+			json_array_append_new(list, json_pack("{s:s, s:s, s:s, s:I, s:f, s:f, s:I}", "family",
+			    b->key.family, "account", b->key.account, "since", since, "released",
+			    (json_int_t)b->ramp_released, "growth", fc->release_growth, "interval", fc->release_interval,
+			    "cap", (json_int_t)fc->release_cap));
+	}
+	if (out != NULL)
+		json_object_set_new(out, "releases", list);
+	else
+		json_decref(list);
+}
 
 static json_t *
 running_json(const struct running_run *r, time_t now)
@@ -238,6 +270,7 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 		printf(all ? "no breakers\n" : "no open breakers\n");
 	print_running(d, json ? out : NULL, now, self.host);
 	print_limits(d, json ? out : NULL, now);
+	print_releases(d, json ? out : NULL, now);
 	if (!json && d->counts_len > 0)
 		printf("last 24h:\n");
 	for (size_t i = 0; i < d->counts_len; i++) {
@@ -261,7 +294,7 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 static int
 status_exec(struct args *args)
 {
-	struct status_data d = { 0 };
+	struct status_data d = { .cfg = NULL };
 	struct store_error error;
 	struct config cfg;
 	struct cmd_state st;
@@ -272,6 +305,7 @@ status_exec(struct args *args)
 		return usage_error(&cmd_status_entry, "--short takes neither --json nor --all");
 	if (!(args_has(args, OPT_SHORT) ? cmd_state_look(&st, &cfg) : cmd_state_open(&st, &cfg, true)))
 		return 1;
+	d.cfg = &cfg;
 	if (!store_journal_state(st.store, &d.journal, &error) ||
 	    !store_breakers_all(st.store, &d.breakers, &d.breakers_len, &error) ||
 	    !(args_has(args, OPT_SHORT) ? store_families_since : store_family_counts)(st.store,

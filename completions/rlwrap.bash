@@ -6,7 +6,7 @@ _rlwrap() {
 	local commands="run classify-failure record status reset trip wait recover history usage help"
 	local families="claude codex gemini pi opencode cursor qwen goose amp copilot generic"
 	local reasons="none rate-limit usage-limit credit-exhausted overloaded unavailable auth timeout invalid-request agent-error no-result exit-nonzero"
-	local wrapper_opts="--family --model --account --wait --retry --raw-stream --signal-file --force --quiet --pty --no-pty --help --version"
+	local wrapper_opts="--family --model --account --wait --retry --raw-stream --signal-file --force --quiet --pty --no-pty --no-record --help --version"
 	local sub="" i
 
 	for ((i = 1; i < cword; i++)); do
@@ -46,7 +46,7 @@ _rlwrap() {
 	reset) COMPREPLY=($(compgen -W "--all --help $families" -- "$cur")) ;;
 	trip) COMPREPLY=($(compgen -W "--for --until --reason --help $families" -- "$cur")) ;;
 	wait) COMPREPLY=($(compgen -W "--timeout --help $families" -- "$cur")) ;;
-	recover) COMPREPLY=($(compgen -W "--filter --since --limit --json --yes --wait --follow-symlinks --help" -- "$cur")) ;;
+	recover) COMPREPLY=($(compgen -W "--filter --since --limit --json --yes --wait --max-attempts --include-lost --follow-symlinks --help" -- "$cur")) ;;
 	history) COMPREPLY=($(compgen -W "--json --since --limit --filter --help" -- "$cur")) ;;
 	usage) COMPREPLY=($(compgen -W "--json --since --by --help" -- "$cur")) ;;
 	help) COMPREPLY=($(compgen -W "--help $commands" -- "$cur")) ;;

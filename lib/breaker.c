@@ -198,6 +198,9 @@ breaker_apply_trip(struct breaker *b, const struct config *cfg, const struct tri
 	b->last_trip_at = now;
 	b->updated_at = now;
 	memset(&b->lease, 0, sizeof(b->lease));
+	/* A limit signal ends a release: the next probe starts it again. */
+	b->ramp_started = 0;
+	b->ramp_released = 0;
 	return change;
 }
 
@@ -208,6 +211,16 @@ close_breaker(struct breaker *b, double now)
 	b->consecutive_unknown = 0;
 	b->updated_at = now;
 	memset(&b->lease, 0, sizeof(b->lease));
+}
+
+/* A probe's success closes b: the release after the reset starts now
+ * (what it lets through is the gate's, under release = ramp). */
+static void
+close_by_probe(struct breaker *b, double now)
+{
+	close_breaker(b, now);
+	b->ramp_started = now;
+	b->ramp_released = 0;
 }
 
 void
@@ -336,6 +349,63 @@ block(struct store *store, const struct gate_request *req, const struct breaker 
 	return !req->record || store_wait_add(store, &w, NULL, err);
 }
 
+/* A ramp lasts this many intervals at most; then every spawn goes. */
+#define RAMP_INTERVALS_MAX 32
+
+/* The release of (account, family) under way, when its config ramps: the
+ * closed family-wide row a probe closed.  NULL: none. */
+static struct breaker *
+ramping(struct breaker *rows, size_t count, const struct family_config *fc)
+{
+	if (fc == NULL || fc->release_growth <= 0)
+		return NULL;
+	for (size_t i = 0; i < count; i++)
+		if (rows[i].state == BREAKER_CLOSED && rows[i].ramp_started > 0 &&
+		    strcmp(rows[i].key.scope, SCOPE_FAMILY) == 0)
+			return &rows[i];
+	return NULL;
+}
+
+/* The ramp's pace in interval n: 1, G, G^2 ... spawns per interval (at
+ * most the cap), one every interval / that many seconds. */
+static double
+ramp_spacing(const struct family_config *fc, long n)
+{
+	double per = floor(pow(fc->release_growth, (double)n));
+
+	if (fc->release_cap > 0 && per > (double)fc->release_cap)
+		per = (double)fc->release_cap;
+	return fc->release_interval / (per >= 1 ? per : 1);
+}
+
+/*
+ * The ramp's say, shared by every process and host on the store through
+ * the row: a spawn goes when its pace since the last one let through (the
+ * row's updated_at; the probe's close for the first) has passed, so no
+ * burst ever exceeds it; the others wait for that time, or are refused
+ * beyond their --wait.
+ */
+static bool
+ramp_gate(struct store *store, const struct family_config *fc, struct breaker *b,
+    const struct gate_request *req, double now, struct gate_decision *d, struct store_error *err)
+{
+	long n = (long)floor((now - b->ramp_started) / fc->release_interval);
+	double next = b->updated_at + ramp_spacing(fc, n < 0 ? 0 : n);
+
+	if (n >= RAMP_INTERVALS_MAX) {
+		b->ramp_started = 0;
+		b->ramp_released = 0;
+		return save_change(store, b, "release-end", 0, now, err);
+	}
+	if (now >= next) {
+		b->ramp_released++;
+		b->updated_at = now;
+		return store_breaker_save(store, b, err);
+	}
+	d->ramp = true;
+	return block(store, req, b, next, now, d, err);
+}
+
 /* The decision proper, inside BEGIN IMMEDIATE. */
 static bool
 gate_locked(struct store *store, const struct config *cfg, const struct gate_request *req,
@@ -343,6 +413,7 @@ gate_locked(struct store *store, const struct config *cfg, const struct gate_req
 {
 	struct breaker *rows;
 	const struct breaker *blocker;
+	struct breaker *ramp;
 	size_t count;
 	bool ok;
 
@@ -353,7 +424,9 @@ gate_locked(struct store *store, const struct config *cfg, const struct gate_req
 	else if ((blocker = busy_probe(rows, count, req, now)) != NULL) {
 		d->probe_busy = true;
 		ok = block(store, req, blocker, blocker->lease.expires_at, now, d, err);
-	} else
+	} else if ((ramp = ramping(rows, count, config_family(cfg, req->family))) != NULL)
+		ok = ramp_gate(store, config_family(cfg, req->family), ramp, req, now, d, err);
+	else
 		ok = take_leases(store, cfg, rows, count, req, now, d, err);
 	free(rows);
 	return ok;
@@ -435,6 +508,8 @@ breaker_gate(struct store *store, const struct config *cfg, const struct gate_re
 			memset(decision, 0, sizeof(*decision));
 		return ok;
 	}
+	if (ramping(rows, count, config_family(cfg, req->family)) != NULL)
+		relevant_count++;   /* a release under way: the transaction decides */
 	free(rows);
 	decision->trips_seen = trips_seen;
 	if (relevant_count == 0)
@@ -470,7 +545,7 @@ probe_output_locked(struct store *store, void *arg, struct store_error *err)
 	for (size_t i = 0; i < count && ok; i++) {
 		if (rows[i].state != BREAKER_HALF_OPEN || !probe_lease_same_holder(&rows[i].lease, ctx->holder))
 			continue;
-		close_breaker(&rows[i], ctx->now);
+		close_by_probe(&rows[i], ctx->now);
 		ok = save_change(store, &rows[i], "probe-success", 0, ctx->now, err);
 		breaker_transitions_add(&ctx->transitions, CHANGE_CLOSED, &rows[i]);
 		ctx->closed++;
@@ -578,7 +653,10 @@ record_success_and_leases(struct store *store, struct record_ctx *ctx, struct br
 		const char *event = NULL;
 
 		if (succeeded && relevant(b, ctx->record.model) && b->last_trip_at < ctx->run->started_at) {
-			close_breaker(b, now);
+			if (holder != NULL && b->state == BREAKER_HALF_OPEN && probe_lease_same_holder(&b->lease, holder))
+				close_by_probe(b, now);
+			else
+				close_breaker(b, now);
 			event = "close";
 			ctx->out->closed++;
 			breaker_transitions_add(&ctx->out->transitions, CHANGE_CLOSED, b);
@@ -663,7 +741,10 @@ breaker_record_run(struct store *store, const struct config *cfg, const struct r
 		.account = first_set(run->account, NULL, "default"), .source = run->source,
 		.started_at = run->started_at, .ended_at = run->ended_at, .exit_code = run->exit_code,
 		.term_signal = run->term_signal, .signal = *sig, .usage = run->usage,
+		.origin = run->origin, .env_json = run->env_json,
 	};
+	strlcpy(ctx.record.uid, run->uid != NULL ? run->uid : "", sizeof(ctx.record.uid));
+	strlcpy(ctx.record.hmac, run->hmac != NULL ? run->hmac : "", sizeof(ctx.record.hmac));
 	ok = in_transaction(store, record_locked, &ctx, err);
 	if (!ok)   /* rolled back: nothing changed */
 		memset(&outcome->transitions, 0, sizeof(outcome->transitions));

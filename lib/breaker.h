@@ -138,6 +138,7 @@ struct gate_decision {
 	double blocked_until; /* the reset, or the busy lease's expiry */
 	double until;         /* WAIT: blocked_until + jitter */
 	long trips_seen;      /* trips of the breakers that apply, as the gate read them */
+	bool ramp;            /* REFUSE / WAIT: its turn in the release after a reset */
 };
 
 /*
@@ -186,6 +187,9 @@ struct run_report {
 	const struct probe_lease *holder;  /* leases to release; NULL = none */
 	long long run_id;             /* the running row this completes; 0 = a new row */
 	const struct budget_settlement *budgets;  /* settled in the same transaction; NULL = none */
+	/* Written with a new row only (a running row has them already). */
+	long long origin;             /* the run this re-runs; 0 = none */
+	const char *uid, *env_json, *hmac;   /* NULL = none */
 };
 
 struct record_outcome {

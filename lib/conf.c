@@ -28,6 +28,7 @@ config_defaults(struct config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->wrapper_wait = -1;
+	cfg->wrapper_record_refused = true;
 	cfg->breaker_enabled = true;
 	cfg->trip_on[REASON_RATE_LIMIT] = true;
 	cfg->trip_on[REASON_USAGE_LIMIT] = true;
@@ -257,6 +258,11 @@ wrapper_key(struct parse_state *ps, const char *name, const char *value)
 			return fail(ps, "quiet: '%s' is not true or false", value);
 		return true;
 	}
+	if (strcmp(name, "record_refused") == 0) {
+		if (!parse_bool(value, &cfg->wrapper_record_refused))
+			return fail(ps, "record_refused: '%s' is not yes or no", value);
+		return true;
+	}
 	if (strcmp(name, "pty") == 0)
 		return set_pty(ps, value);
 	if (strcmp(name, "orphan") == 0) {
@@ -480,6 +486,31 @@ bad:
 	return fail(ps, "max_concurrent: '%s' is not auto or auto LO..HI (1 <= LO <= HI <= 100000)", value);
 }
 
+/* "all", or "ramp 2x 10s" with an optional "up to 4". */
+static bool
+parse_release(struct parse_state *ps, struct family_config *fc, const char *value)
+{
+	char growth[32], interval[32], cap[32] = "";
+	double g, d;
+	const char *errstr;
+	int n;
+
+	if (strcmp(value, "all") == 0) {
+		fc->release_growth = 0;
+		return true;
+	}
+	n = sscanf(value, "ramp %31[0-9.]x %31s up to %31s", growth, interval, cap);
+	g = n >= 2 ? strtod(growth, NULL) : 0;
+	if (n < 2 || g < 1 || g > 16 || !parse_positive_duration(interval, &d) ||
+	    (n == 3 && (fc->release_cap = (long)strtonum(cap, 1, 100000, &errstr), errstr != NULL)))
+		return fail(ps, "release: '%s' is not all or ramp GROWTHx INTERVAL [up to N] (like ramp 2x 10s)",
+		    value);
+	fc->release_growth = g;
+	fc->release_interval = d;
+	if (n < 3)
+		fc->release_cap = 0;
+	return true;
+}
 static bool
 family_key(struct parse_state *ps, const char *family, const char *name, const char *value)
 {
@@ -525,6 +556,8 @@ family_key(struct parse_state *ps, const char *family, const char *name, const c
 		fc->budgets_len++;
 		return true;
 	}
+	if (strcmp(name, "release") == 0)
+		return parse_release(ps, fc, value);
 	if (strcmp(name, "estimate") == 0) {
 		struct budget e;
 

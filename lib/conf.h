@@ -59,6 +59,10 @@ struct family_config {
 	struct budget budgets[CONFIG_BUDGETS_MAX];  /* budget = AMOUNT UNIT per DURATION, each line */
 	size_t budgets_len;
 	double estimate_tokens;                  /* estimate = N tokens; 0 = not set */
+	/* release = ramp Gx D [up to N]: after a reset, the probe, then 1, G, G^2
+	 * ... spawns per D (at most N); release = all (growth 0): every waiter. */
+	double release_growth, release_interval;
+	long release_cap;                        /* 0 = no cap */
 };
 
 enum pty_setting { PTY_SETTING_AUTO, PTY_SETTING_ON, PTY_SETTING_OFF };
@@ -75,6 +79,7 @@ struct config {
 	bool wrapper_quiet;
 	enum pty_setting wrapper_pty;
 	bool wrapper_orphan_keep;            /* orphan = keep: no parent-death signal for the child */
+	bool wrapper_record_refused;         /* a refused spawn is recorded for recover (default) */
 	/* [breaker] */
 	bool breaker_enabled;
 	bool trip_on[REASON_COUNT];

@@ -41,8 +41,8 @@ check_value(enum filter_key key, const char *v, char *err, size_t errlen)
 		return false;
 	}
 	if (key == FILTER_STATE && strcmp(v, "running") != 0 && strcmp(v, "finished") != 0 &&
-	    strcmp(v, "lost") != 0) {
-		snprintf(err, errlen, "state=%s: not a state (running, finished, lost)", v);
+	    strcmp(v, "lost") != 0 && strcmp(v, "refused") != 0) {
+		snprintf(err, errlen, "state=%s: not a state (running, finished, lost, refused)", v);
 		return false;
 	}
 	if (key == FILTER_EXIT && (strtonum(v, 0, 255, &errstr), errstr != NULL)) {
@@ -128,23 +128,48 @@ claim_decide(const struct run_row *row, void *arg)
 	return false;
 }
 
+/* A re-run that spawned: its running row was written before the child. */
+static bool
+count_attempt(const struct run_row *row, void *arg)
+{
+	if (strcmp(row->state, "refused") != 0)
+		++*(long *)arg;
+	return true;
+}
+
+bool
+store_run_claim_origin(struct store *store, long long id, const struct probe_lease *holder, double now,
+    double since, long max_attempts, enum run_claim *result, struct probe_lease *by, long *attempts,
+    struct store_error *err)
+{
+	struct run_filter only = { .id = id }, reruns = { .origin = id };
+	struct claim_read c = { .now = now, .since = since, .result = CLAIM_RECOVERED, .by = by };
+
+	memset(by, 0, sizeof(*by));
+	*attempts = 0;
+	if (!store_begin(store, err))
+		return false;
+	if (!store_runs_each(store, &only, claim_decide, &c, err) ||
+	    (c.result == CLAIM_TAKEN && !store_runs_each(store, &reruns, count_attempt, attempts, err)))
+		goto fail;
+	if (c.result == CLAIM_TAKEN && max_attempts > 0 && *attempts >= max_attempts)
+		c.result = CLAIM_EXHAUSTED;
+	if (c.result == CLAIM_TAKEN && !store->ops->run_claim_set(store, id, holder, now, err))
+		goto fail;
+	*result = c.result;
+	return store_commit(store, err);
+fail:
+	store_rollback(store);
+	return false;
+}
+
 bool
 store_run_claim(struct store *store, long long id, const struct probe_lease *holder, double now,
     double since, enum run_claim *result, struct probe_lease *by, struct store_error *err)
 {
-	struct run_filter only = { .id = id };
-	struct claim_read c = { .now = now, .since = since, .result = CLAIM_RECOVERED, .by = by };
+	long attempts;
 
-	memset(by, 0, sizeof(*by));
-	if (!store_begin(store, err))
-		return false;
-	if (!store_runs_each(store, &only, claim_decide, &c, err) ||
-	    (c.result == CLAIM_TAKEN && !store->ops->run_claim_set(store, id, holder, now, err))) {
-		store_rollback(store);
-		return false;
-	}
-	*result = c.result;
-	return store_commit(store, err);
+	return store_run_claim_origin(store, id, holder, now, since, 0, result, by, &attempts, err);
 }
 
 static json_t *
@@ -186,6 +211,10 @@ run_row_to_json(const struct run_row *row, time_t now)
 	json_object_set_new(o, "output_tokens", int_or_null(row->usage.output_tokens, -1));
 	json_object_set_new(o, "cost_usd", row->usage.cost_usd >= 0 ? json_real(row->usage.cost_usd) : json_null());
 	json_object_set_new(o, "recovered_by", int_or_null(row->recovered_by, 0));
+	json_object_set_new(o, "origin", int_or_null(row->origin, 0));
+	json_object_set_new(o, "refused_by", *row->refused_by != '\0' ? json_string(row->refused_by) : json_null());
+	json_object_set_new(o, "recover_note", *row->recover_note != '\0' ? json_string(row->recover_note) :
+	    json_null());
 	json_object_update(o, sig);
 	json_decref(sig);
 	return o;

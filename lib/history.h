@@ -30,7 +30,10 @@ struct run_filter {
 	long long id;          /* this run only; 0 = any */
 	double since;          /* runs that started at or after; 0 = any */
 	long limit;            /* 0 = no limit */
-	bool failed_only;      /* lost, or finished with a reason not "none"; not recovered yet */
+	bool failed_only;      /* an origin not recovered yet: refused, or finished with a reason
+	                        * not "none" (lost too with include_lost) */
+	bool include_lost;     /* failed_only: runs whose wrapper died count too */
+	long long origin;      /* the re-runs of this run only; 0 = any */
 };
 
 void run_filter_init(struct run_filter *f);
@@ -47,7 +50,7 @@ bool store_runs_each(struct store *store, const struct run_filter *f, run_row_cb
     struct store_error *err);
 bool store_run_mark_recovered(struct store *store, long long id, long long by, struct store_error *err);
 
-enum run_claim { CLAIM_TAKEN, CLAIM_RECOVERED, CLAIM_HELD };
+enum run_claim { CLAIM_TAKEN, CLAIM_RECOVERED, CLAIM_HELD, CLAIM_EXHAUSTED };
 
 /*
  * Claims run id for a re-run by holder, in one transaction: CLAIM_TAKEN when
@@ -58,6 +61,20 @@ enum run_claim { CLAIM_TAKEN, CLAIM_RECOVERED, CLAIM_HELD };
  */
 bool store_run_claim(struct store *store, long long id, const struct probe_lease *holder, double now,
     double since, enum run_claim *result, struct probe_lease *by, struct store_error *err);
+
+/*
+ * store_run_claim() for a re-run of origin id by holder (the re-run's own
+ * process): also CLAIM_EXHAUSTED when max_attempts (> 0) re-runs of it were
+ * spawned already.  *attempts: how many were, counted in the same
+ * transaction from the rows that name it their origin (a refused one is
+ * no attempt: it never ran).
+ */
+bool store_run_claim_origin(struct store *store, long long id, const struct probe_lease *holder, double now,
+    double since, long max_attempts, enum run_claim *result, struct probe_lease *by, long *attempts,
+    struct store_error *err);
+
+/* Why recover stopped re-running run id, kept with it (recover_note). */
+bool store_run_note(struct store *store, long long id, const char *note, struct store_error *err);
 
 /* Every stored field of the run, for --json. */
 json_t *run_row_to_json(const struct run_row *row, time_t now);

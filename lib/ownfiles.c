@@ -5,6 +5,7 @@
 
 #include "breaker_memo.h"
 #include "ownfiles.h"
+#include "run_sign.h"
 #include "store.h"
 
 static void
@@ -46,21 +47,6 @@ add_beside(struct own_files *out, const char *what, const char *path, const char
 		add(out, what, buf, "");
 }
 
-bool
-own_key_path(char *buf, size_t size)
-{
-	const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	int n;
-
-	if (xdg != NULL && *xdg == '/')
-		n = snprintf(buf, size, "%s/rlwrap/key", xdg);
-	else if (home != NULL && *home != '\0')
-		n = snprintf(buf, size, "%s/.local/state/rlwrap/key", home);
-	else
-		return false;
-	return n > 0 && (size_t)n < size;
-}
-
 void
 own_files_list(struct own_files *out, const struct config *cfg)
 {
@@ -77,7 +63,7 @@ own_files_list(struct own_files *out, const struct config *cfg)
 	out->n = 0;
 	if (config_default_path(buf, sizeof(buf)))
 		add(out, "the config", buf, "");
-	if (own_key_path(buf, sizeof(buf)))
+	if (run_sign_key_path(buf, sizeof(buf)))
 		add(out, "the key file", buf, "");
 	if (!store_options_resolve(&opts, cfg != NULL ? cfg->store_path : NULL, 0, 0, &error))
 		return;

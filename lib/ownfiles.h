@@ -31,8 +31,5 @@ struct own_files {
  * environment's and the defaults'), those not created yet included. */
 void own_files_list(struct own_files *out, const struct config *cfg);
 
-/* The per-user key file: $XDG_STATE_HOME/rlwrap/key, else
- * ~/.local/state/rlwrap/key; false when neither is set. */
-bool own_key_path(char *buf, size_t size);
 
 #endif

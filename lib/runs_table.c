@@ -49,6 +49,11 @@ const struct run_column run_columns[] = {
 	{ "claim_start_time", DB_INT, FIELD_LLONG, AT(claim.start_time), 0, 0, COLUMN_LATER },
 	{ "claim_host", DB_TEXT, FIELD_CHARS, CHARS(claim.host), 0, COLUMN_LATER },
 	{ "claimed_at", DB_REAL, FIELD_REAL, AT(claimed_at), 0, 0, COLUMN_LATER },
+	{ "origin", DB_INT, FIELD_LLONG, AT(origin), 0, 0, COLUMN_ONCE },
+	{ "env", DB_TEXT, FIELD_JSON, AT(env_json), 0, 0, COLUMN_ONCE },
+	{ "hmac", DB_TEXT, FIELD_CHARS, CHARS(hmac), 0, COLUMN_ONCE },
+	{ "refused_by", DB_TEXT, FIELD_TEXT, AT(refused_by), 0, 0, COLUMN_ONCE },
+	{ "recover_note", DB_TEXT, FIELD_CHARS, CHARS(recover_note), 0, COLUMN_LATER },
 };
 const size_t run_columns_count = sizeof(run_columns) / sizeof(run_columns[0]);
 
@@ -371,11 +376,18 @@ run_filter_sql(const struct run_filter *f, char mark, char *sql, size_t size,
 		strlcat(sql, " AND started_at >= ", size);
 		add_param(sql, size, mark, params, count, &(struct db_value){ .type = DB_REAL, .r = f->since });
 	}
-	/* Failed: lost (its wrapper died), or finished with a reason; never
-	 * one that still runs. */
+	if (f->origin > 0) {
+		strlcat(sql, " AND origin = ", size);
+		add_param(sql, size, mark, params, count, &(struct db_value){ .type = DB_INT, .i = f->origin });
+	}
+	/* Failed: refused, or finished with a reason, or (asked for) lost;
+	 * never one that still runs, nor a re-run: its origin stands for it. */
 	if (f->failed_only)
-		strlcat(sql, " AND (state = 'lost' OR (coalesce(state, 'finished') = 'finished'"
-		    " AND coalesce(reason, 'none') <> 'none')) AND recovered_by IS NULL", size);
+		strlcat(sql, f->include_lost ? " AND (state IN ('refused', 'lost') OR" : " AND (state = 'refused' OR",
+		    size);
+	if (f->failed_only)
+		strlcat(sql, " (coalesce(state, 'finished') = 'finished' AND coalesce(reason, 'none') <> 'none'))"
+		    " AND recovered_by IS NULL AND origin IS NULL", size);
 	strlcat(sql, " ORDER BY started_at DESC, id DESC", size);
 	if (f->limit > 0) {
 		strlcat(sql, " LIMIT ", size);

@@ -93,7 +93,7 @@ bool runs_select_sql(const char *table, char *sql, size_t size);
  * fills params[] with their values in placeholder order (at most
  * RUN_FILTER_PARAMS_MAX); *count is how many.
  */
-#define RUN_FILTER_PARAMS_MAX (FILTER_KEYS * FILTER_VALUES_MAX + 3)
+#define RUN_FILTER_PARAMS_MAX (FILTER_KEYS * FILTER_VALUES_MAX + 4)
 bool run_filter_sql(const struct run_filter *f, char mark, char *sql, size_t size,
     struct db_value *params, size_t *count);
 

@@ -11,6 +11,7 @@
 
 #include "store.h"
 #include "journal.h"
+#include "outcome.h"
 #include "store_backend.h"
 
 static const char *const state_names[] = { "closed", "open", "half-open" };
@@ -523,4 +524,16 @@ bool
 store_run_mark_recovered(struct store *store, long long id, long long by, struct store_error *err)
 {
 	return ON_STORE(store, err, run_mark_recovered(target(store), id, by, err));
+}
+
+bool
+store_run_settle(struct store *store, const struct run_outcome *o, struct store_error *err)
+{
+	return ON_STORE(store, err, run_settle(target(store), o, err));
+}
+
+bool
+store_run_note(struct store *store, long long id, const char *note, struct store_error *err)
+{
+	return ON_STORE(store, err, run_note(target(store), id, note, err));
 }

@@ -31,7 +31,7 @@
 struct store;
 
 /* The schema this build writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 #define STORE_BUSY_TIMEOUT_MS 5000
 
 enum store_status {
@@ -92,6 +92,9 @@ struct breaker {
 	char last_message[SIGNAL_MESSAGE_MAX + 1];
 	struct probe_lease lease;
 	double updated_at;
+	/* The release after a reset (release = ramp): since when, how many. */
+	double ramp_started;       /* 0 = no ramp */
+	long ramp_released;        /* spawns let through by it, the probe not counted */
 };
 
 /*
@@ -116,15 +119,21 @@ struct run_row {
 	struct fail_signal signal;
 	struct run_usage usage;
 	long long recovered_by;    /* 0 = not recovered */
-	const char *state;         /* "running", "finished" or "lost" */
+	const char *state;         /* "running", "finished", "lost" or "refused" (never spawned) */
 	/* The wrapper that owns a running row (host "" and pid 0 when unknown). */
 	const char *host;
 	long pid;
 	long long pid_start_time;  /* /proc/<pid>/stat field 22 */
 	double alive_until;        /* its heartbeat: other hosts trust it until then */
 	char uid[40];              /* the run's identity everywhere (journal, server); "" = a new one */
-	struct probe_lease claim;  /* the recover that re-runs it (pid 0 = none; expires_at unused) */
+	struct probe_lease claim;  /* the re-run of it that runs now (pid 0 = none; expires_at unused) */
 	double claimed_at;
+	/* Recovery (docs/design.md section 7): written when the row is made. */
+	long long origin;          /* the run this one re-runs (0 = none: an origin itself) */
+	const char *env_json;      /* the account-selecting environment, a JSON object; NULL = none */
+	char hmac[72];             /* run_sign.h: this user on this host wrote it ("" = unsigned) */
+	const char *refused_by;    /* state "refused": "breaker", "budget" or "max_concurrent" */
+	char recover_note[160];    /* why recover stopped re-running it ("" = it did not) */
 };
 
 /* One row of the waits table: a refusal or a wait, and for whom. */

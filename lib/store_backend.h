@@ -18,6 +18,8 @@
 #include "history.h"
 #include "store.h"
 
+struct run_outcome;
+
 struct store_ops {
 	const char *name;   /* "sqlite", "postgresql" */
 	bool (*open)(const struct store_options *opts, struct store **out, struct store_error *err);
@@ -87,6 +89,10 @@ struct store_ops {
 	/* A journal after its replay: everything but the rows still running.
 	 * NULL: cannot be a journal. */
 	bool (*clear_replayed)(struct store *store, struct store_error *err);
+	/* Completes a running (or lost) row from a journaled outcome (outcome.h). */
+	bool (*run_settle)(struct store *store, const struct run_outcome *o, struct store_error *err);
+	/* Sets the run's recover_note (history.h's store_run_note()). */
+	bool (*run_note)(struct store *store, long long id, const char *note, struct store_error *err);
 	/* Sets the run's claim to holder at now (inside the caller's transaction). */
 	bool (*run_claim_set)(struct store *store, long long id, const struct probe_lease *holder,
 	    double now, struct store_error *err);

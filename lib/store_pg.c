@@ -22,6 +22,7 @@
 
 #include "pq_loader.h"
 
+#include "outcome.h"
 #include "runs_table.h"
 #include "store_backend.h"
 #include "store_pg.h"
@@ -501,6 +502,8 @@ static const char *const schema_tables[] = {
 	"CREATE INDEX IF NOT EXISTS waits_at ON waits (at)",
 	"ALTER TABLE waits ADD COLUMN IF NOT EXISTS host text",
 	"ALTER TABLE waits ADD COLUMN IF NOT EXISTS ended_at double precision",
+	"ALTER TABLE breakers ADD COLUMN IF NOT EXISTS ramp_started double precision",
+	"ALTER TABLE breakers ADD COLUMN IF NOT EXISTS ramp_released bigint",
 	"CREATE TABLE IF NOT EXISTS slot_queue (id bigserial PRIMARY KEY, at double precision NOT NULL,"
 	" account text NOT NULL, family text NOT NULL, model text, host text NOT NULL, pid bigint NOT NULL,"
 	" pid_start_time bigint, alive_until double precision NOT NULL)",
@@ -524,6 +527,7 @@ static const char *const schema_runs_indexes[] = {
 	"CREATE INDEX IF NOT EXISTS runs_family_started_at ON runs (family, started_at)",
 	"CREATE INDEX IF NOT EXISTS runs_running ON runs (account, family) WHERE state = 'running'",
 	"CREATE UNIQUE INDEX IF NOT EXISTS runs_uid ON runs (uid)",
+	"CREATE INDEX IF NOT EXISTS runs_origin ON runs (origin) WHERE origin IS NOT NULL",
 };
 
 static const char *
@@ -838,7 +842,7 @@ pg_commit(struct store *store, struct store_error *err)
 
 #define BREAKER_COLUMNS "account, family, scope, state, reason, resets_at, reset_source, trips," \
 	" consecutive_unknown, last_trip_at, last_message, probe_pid, probe_start_time, probe_host," \
-	" probe_expires, updated_at"
+	" probe_expires, updated_at, ramp_started, ramp_released"
 
 static void
 breaker_from_row(const PGresult *res, int row, void *item)
@@ -865,6 +869,8 @@ breaker_from_row(const PGresult *res, int row, void *item)
 	cell_text(res, row, 13, b->lease.host, sizeof(b->lease.host));
 	b->lease.expires_at = cell_double(res, row, 14, 0);
 	b->updated_at = cell_double(res, row, 15, 0);
+	b->ramp_started = cell_double(res, row, 16, 0);
+	b->ramp_released = (long)cell_int(res, row, 17, 0);
 }
 
 /* Inside a transaction: (account, family) is the caller's until it ends.
@@ -929,7 +935,7 @@ static bool
 pg_breaker_save(struct store *store, const struct breaker *b, struct store_error *err)
 {
 	bool leased = b->lease.pid != 0;
-	struct db_value v[16] = {
+	struct db_value v[18] = {
 		text_value(b->key.account), text_value(b->key.family), { .type = DB_TEXT, .text = b->key.scope },
 		text_value(breaker_state_name(b->state)),
 		text_value(b->reason != REASON_NONE ? reason_name(b->reason) : NULL),
@@ -938,17 +944,19 @@ pg_breaker_save(struct store *store, const struct breaker *b, struct store_error
 		text_value(b->last_message), int_value(b->lease.pid, 0),
 		int_value(leased ? b->lease.start_time : 0, 0), text_value(leased ? b->lease.host : NULL),
 		real_value(leased ? b->lease.expires_at : 0, 0), real_value(b->updated_at, 0),
+		real_value(b->ramp_started, 0), int_value(b->ramp_started > 0 ? b->ramp_released : 0, 0),
 	};
 
 	return pg_defer(pg_of(store), "INSERT INTO breakers (" BREAKER_COLUMNS ") VALUES ($1, $2, $3, $4, $5,"
-	    " $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) ON CONFLICT (account, family, scope) DO UPDATE"
+	    " $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) ON CONFLICT (account, family, scope) DO UPDATE"
 	    " SET state = EXCLUDED.state, reason = EXCLUDED.reason, resets_at = EXCLUDED.resets_at,"
 	    " reset_source = EXCLUDED.reset_source, trips = EXCLUDED.trips,"
 	    " consecutive_unknown = EXCLUDED.consecutive_unknown, last_trip_at = EXCLUDED.last_trip_at,"
 	    " last_message = EXCLUDED.last_message, probe_pid = EXCLUDED.probe_pid,"
 	    " probe_start_time = EXCLUDED.probe_start_time, probe_host = EXCLUDED.probe_host,"
-	    " probe_expires = EXCLUDED.probe_expires, updated_at = EXCLUDED.updated_at",
-	    v, 16, "saving a breaker", false, err);
+	    " probe_expires = EXCLUDED.probe_expires, updated_at = EXCLUDED.updated_at,"
+	    " ramp_started = EXCLUDED.ramp_started, ramp_released = EXCLUDED.ramp_released",
+	    v, 18, "saving a breaker", false, err);
 }
 
 static bool
@@ -1220,6 +1228,30 @@ pg_run_mark_recovered(struct store *store, long long id, long long by, struct st
 
 	return pg_defer(pg_of(store), "UPDATE runs SET recovered_by = $1 WHERE id = $2", v, 2,
 	    "marking a run recovered", false, err);
+}
+
+static bool
+pg_run_note(struct store *store, long long id, const char *note, struct store_error *err)
+{
+	struct db_value v[2] = { { .type = DB_TEXT, .text = note }, { .type = DB_INT, .i = id } };
+
+	return pg_defer(pg_of(store), "UPDATE runs SET recover_note = $1 WHERE id = $2", v, 2,
+	    "noting why a run is not re-run", false, err);
+}
+
+static bool
+pg_run_settle(struct store *store, const struct run_outcome *o, struct store_error *err)
+{
+	struct db_value v[6] = {
+		{ .type = DB_INT, .i = o->run_id }, { .type = DB_TEXT, .text = o->uid },
+		{ .type = o->term_signal != 0 ? DB_NULL : DB_INT, .i = o->exit_code },
+		{ .type = DB_INT, .i = o->term_signal }, { .type = DB_TEXT, .text = reason_name(o->reason) },
+		{ .type = DB_REAL, .r = o->ended_at },
+	};
+
+	return pg_defer(pg_of(store), "UPDATE runs SET state = 'finished', exit_code = $3, term_signal = $4,"
+	    " reason = $5, ended_at = $6 WHERE id = $1 AND uid = $2 AND state IN ('running', 'lost')", v, 6,
+	    "settling a run's journaled outcome", false, err);
 }
 
 static bool
@@ -1555,6 +1587,8 @@ const struct store_ops store_pg_ops = {
 	.families_since = pg_families_since,
 	.runs_each = pg_runs_each,
 	.run_mark_recovered = pg_run_mark_recovered,
+	.run_note = pg_run_note,
+	.run_settle = pg_run_settle,
 	.run_merge = pg_run_merge,
 	.run_claim_set = pg_run_claim_set,
 };

@@ -10,6 +10,7 @@
 
 #include <sqlite3.h>
 
+#include "outcome.h"
 #include "runs_table.h"
 #include "store_backend.h"
 #include "store_sqlite.h"
@@ -86,6 +87,17 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
 	"INSERT INTO budget_buckets (account, family, width, bucket, tokens, usd, runs)"
 	" SELECT account, family, width, bucket, tokens, usd, runs FROM budget_counters;"
 	"DROP TABLE budget_counters;",
+	/* 8 -> 9: recovery's chain (a re-run names its origin), the
+	 * account's environment, the writer's signature, refusals, and why
+	 * recover gave up on a run. */
+	"ALTER TABLE runs ADD COLUMN origin INTEGER;"
+	"ALTER TABLE runs ADD COLUMN env TEXT;"
+	"ALTER TABLE runs ADD COLUMN hmac TEXT;"
+	"ALTER TABLE runs ADD COLUMN refused_by TEXT;"
+	"ALTER TABLE runs ADD COLUMN recover_note TEXT;"
+	"CREATE INDEX runs_origin ON runs (origin) WHERE origin IS NOT NULL;"
+	"ALTER TABLE breakers ADD COLUMN ramp_started REAL;"
+	"ALTER TABLE breakers ADD COLUMN ramp_released INTEGER;",
 };
 
 static bool sqlite_begin(struct store *store, struct store_error *err);
@@ -462,7 +474,7 @@ column_text(sqlite3_stmt *st, int index, char *buf, size_t size)
 
 #define BREAKER_COLUMNS "account, family, scope, state, reason, resets_at, reset_source, trips," \
 	" consecutive_unknown, last_trip_at, last_message, probe_pid, probe_start_time, probe_host," \
-	" probe_expires, updated_at"
+	" probe_expires, updated_at, ramp_started, ramp_released"
 
 static void
 breaker_from_row(sqlite3_stmt *st, struct breaker *b)
@@ -488,6 +500,8 @@ breaker_from_row(sqlite3_stmt *st, struct breaker *b)
 	column_text(st, 13, b->lease.host, sizeof(b->lease.host));
 	b->lease.expires_at = sqlite3_column_double(st, 14);
 	b->updated_at = sqlite3_column_double(st, 15);
+	b->ramp_started = sqlite3_column_double(st, 16);
+	b->ramp_released = (long)sqlite3_column_int64(st, 17);
 }
 
 /* Steps st to the end, collecting breaker rows into a new array. */
@@ -558,7 +572,8 @@ sqlite_breaker_save(struct store *store, const struct breaker *b, struct store_e
 {
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db_of(store), "INSERT OR REPLACE INTO breakers (" BREAKER_COLUMNS ")"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)", -1, &st, NULL);
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)", -1, &st,
+	    NULL);
 
 	if (rc != SQLITE_OK)
 		return db_error(err, store->path, db_of(store), rc, "saving a breaker");
@@ -578,6 +593,8 @@ sqlite_breaker_save(struct store *store, const struct breaker *b, struct store_e
 	bind_text(st, 14, b->lease.pid != 0 ? b->lease.host : NULL);
 	bind_double(st, 15, b->lease.pid != 0 ? b->lease.expires_at : 0, 0);
 	bind_double(st, 16, b->updated_at, 0);
+	bind_double(st, 17, b->ramp_started, 0);
+	bind_int(st, 18, b->ramp_started > 0 ? b->ramp_released : 0, 0);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	((struct sqlite_store *)(void *)store)->breakers_changed = true;
@@ -859,6 +876,45 @@ sqlite_run_mark_recovered(struct store *store, long long id, long long by, struc
 }
 
 static bool
+sqlite_run_note(struct store *store, long long id, const char *note, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db_of(store), "UPDATE runs SET recover_note = ?1 WHERE id = ?2", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "noting why a run is not re-run");
+	sqlite3_bind_text(st, 1, note, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, id);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE || db_error(err, store->path, db_of(store), rc, "noting why a run is not re-run");
+}
+
+static bool
+sqlite_run_settle(struct store *store, const struct run_outcome *o, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db_of(store), "UPDATE runs SET state = 'finished', exit_code = ?3,"
+	    " term_signal = ?4, reason = ?5, ended_at = ?6 WHERE id = ?1 AND uid = ?2"
+	    " AND state IN ('running', 'lost')", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "settling a run's journaled outcome");
+	sqlite3_bind_int64(st, 1, o->run_id);
+	sqlite3_bind_text(st, 2, o->uid, -1, SQLITE_STATIC);
+	if (o->term_signal != 0)
+		sqlite3_bind_null(st, 3);
+	else
+		sqlite3_bind_int(st, 3, o->exit_code);
+	sqlite3_bind_int(st, 4, o->term_signal);
+	sqlite3_bind_text(st, 5, reason_name(o->reason), -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 6, o->ended_at);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE || db_error(err, store->path, db_of(store), rc, "settling a run's journaled outcome");
+}
+
+static bool
 sqlite_clear_replayed(struct store *store, struct store_error *err)
 {
 	return exec_sql(store, "DELETE FROM breakers; DELETE FROM breaker_history; DELETE FROM waits;"
@@ -917,6 +973,8 @@ const struct store_ops store_sqlite_ops = {
 	.families_since = sqlite_families_since,
 	.runs_each = sqlite_runs_each,
 	.run_mark_recovered = sqlite_run_mark_recovered,
+	.run_note = sqlite_run_note,
+	.run_settle = sqlite_run_settle,
 	.clear_replayed = sqlite_clear_replayed,
 	.run_claim_set = sqlite_run_claim_set,
 };

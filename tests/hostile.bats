@@ -126,7 +126,7 @@ WRAP_OPTS=()
 	run sort "$FAKE_RECORD"
 	assert_output "$BATS_TEST_TMPDIR/proj one
 $BATS_TEST_TMPDIR/proj two"
-	grep -q "re-runs it\|recovered meanwhile" first.err second.err
+	grep -q "a re-run of it (pid [0-9]* on .*) runs now\|recovered meanwhile" first.err second.err
 	assert_equal "$("$RLWRAP" recover --json | jq length)" 0
 }
 

@@ -183,8 +183,10 @@ ids() {
 	assert_failure
 	assert_output --partial "#1 re-ran as #2"
 	assert_output --partial "exit 1 (overloaded)"
-	# The original and the failed re-run are both listed now.
-	assert_equal "$(ids)" "1 2"
+	# The original stands for the failed re-run, which names it: one origin.
+	assert_equal "$(ids)" 1
+	assert_equal "$("$RLWRAP" history --json | jq -c '[.[] | [.id, .origin]] | sort')" "[[1,null],[2,1]]"
+	assert_equal "$("$RLWRAP" recover --json | jq '.[0].attempts')" 1
 }
 
 @test "history lists every run, succeeded too, newest first" {

@@ -99,7 +99,7 @@ limit() {
 	kill -TERM $!
 }
 
-@test "kill -9 of the wrapper: the child gets SIGTERM, the run shows lost, recover selects it" {
+@test "kill -9 of the wrapper: the child gets SIGTERM, the run shows lost, recover --include-lost selects it" {
 	AGENT_SECS=60 "$RLWRAP" -f claude -- ./agent 1 &
 	local wrapper=$!
 	until_true 10 started 1
@@ -111,7 +111,7 @@ limit() {
 	assert_output --regexp "^#1 .* claude lost exit=-1 "
 	run "$RLWRAP" history --json --filter state=lost
 	echo "$output" | jq -e 'length == 1 and .[0].state == "lost"'
-	run "$RLWRAP" recover --filter state=lost --json
+	run "$RLWRAP" recover --include-lost --filter state=lost --json
 	assert_success
 	echo "$output" | jq -e 'length == 1 and .[0].state == "lost" and .[0].action == "run"'
 	run "$RLWRAP" history --filter state=dead

@@ -158,6 +158,72 @@ test_run_claim(void **state)
 	store_close(store);
 }
 
+/* A row of the chain store: state, reason and origin as given. */
+static long long
+chain_row(struct store *store, const char *state, enum reason reason, long long origin, double at)
+{
+	struct run_row row;
+	struct store_error err;
+	long long id;
+
+	memset(&row, 0, sizeof(row));
+	row.argv_json = "[\"task\"]";
+	row.cwd = "/tmp";
+	row.family = "claude";
+	row.account = "default";
+	row.source = "wrap";
+	row.state = state;
+	row.started_at = row.ended_at = at;
+	row.exit_code = strcmp(state, "refused") == 0 ? 75 : 1;
+	row.origin = origin;
+	row.usage = (struct run_usage){ -1, -1, -1 };
+	signal_init(&row.signal);
+	row.signal.reason = reason;
+	if (!store_run_add(store, &row, at, &id, &err))
+		fail_msg("run_add: %s", err.message);
+	return id;
+}
+
+static void
+test_chain_offers_origins_and_counts_attempts(void **state)
+{
+	struct store_options opts = { .busy_timeout_ms = 2000, .keep_runs = 10000, .keep_days = 0 };
+	struct probe_lease self, by;
+	struct store_error err;
+	enum run_claim got;
+	struct run_filter f;
+	struct store *store;
+	long long failed, refused, lost;
+	long attempts;
+	struct seen s;
+
+	(void)state;
+	snprintf(opts.path, sizeof(opts.path), "%s/chain.db", tmpdir);
+	assert_true(store_open(&opts, &store, &err));
+	failed = chain_row(store, "finished", REASON_OVERLOADED, 0, NOW);
+	refused = chain_row(store, "refused", REASON_USAGE_LIMIT, 0, NOW + 1);
+	lost = chain_row(store, "lost", REASON_NONE, 0, NOW + 2);
+	chain_row(store, "finished", REASON_OVERLOADED, failed, NOW + 3);   /* a failed re-run */
+	chain_row(store, "refused", REASON_USAGE_LIMIT, failed, NOW + 4);   /* a refused one: no attempt */
+	run_filter_init(&f);
+	f.failed_only = true;
+	s = runs_matching(store, &f);
+	/* the origins only: refused offered, lost not, re-runs never */
+	assert_int_equal(s.n, 2);
+	assert_true(s.ids[0] == refused && s.ids[1] == failed);
+	f.include_lost = true;
+	assert_int_equal(runs_matching(store, &f).n, 3);
+	assert_int_equal(runs_matching(store, &f).ids[0], lost);
+	probe_holder_self(&self);
+	assert_true(store_run_claim_origin(store, failed, &self, NOW, NOW, 1, &got, &by, &attempts, &err));
+	assert_int_equal(got, CLAIM_EXHAUSTED);
+	assert_int_equal(attempts, 1);
+	assert_true(store_run_claim_origin(store, failed, &self, NOW, NOW, 2, &got, &by, &attempts, &err));
+	assert_int_equal(got, CLAIM_TAKEN);
+	assert_true(store_run_note(store, failed, "gave up", &err));
+	store_close(store);
+}
+
 int
 main(void)
 {
@@ -165,6 +231,7 @@ main(void)
 		cmocka_unit_test(test_filter_errors_list_valid_values),
 		cmocka_unit_test(test_filters_and_recovered_mark),
 		cmocka_unit_test(test_run_claim),
+		cmocka_unit_test(test_chain_offers_origins_and_counts_attempts),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
