@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ansi.h"
 #include "classify.h"
 #include "cmd.h"
 #include "screen.h"
@@ -52,14 +53,16 @@ struct read_opts {
 struct sink {
 	struct classifier *c;
 	struct screen *screen;
+	struct ansi_screen drawing;   /* whether the capture drew a screen */
 };
 
 static void
 sink_feed(struct sink *k, const char *buf, size_t len)
 {
-	if (k->screen != NULL)
+	if (k->screen != NULL) {
 		screen_feed(k->screen, buf, len);
-	else
+		ansi_screen_feed(&k->drawing, buf, len);
+	} else
 		classifier_feed(k->c, buf, len);
 }
 
@@ -178,6 +181,8 @@ sink_finish(struct sink *k)
 		return;
 	if ((text = screen_text(k->screen, &len)) == NULL)
 		err(EXIT_INTERNAL, "screen text");
+	/* As the wrapper judges its pty (cmd/run.c, screen_judged). */
+	classifier_set_screen(k->c, k->drawing.drawn ? SCREEN_DRAWN : SCREEN_LINES);
 	classifier_feed(k->c, text, len);
 	free(text);
 	screen_free(k->screen);
@@ -199,6 +204,7 @@ sink_open(struct sink *k, int fd, const struct read_opts *ro, struct print_opts 
 	if (po->all)   /* a callback makes the classifier read every line in full */
 		classifier_on_signal(k->c, print_if_all, po);
 	k->screen = NULL;
+	ansi_screen_init(&k->drawing);
 	if ((ro->pty || is_terminal_capture(head, (size_t)n)) &&
 	    (k->screen = screen_new(ro->rows, ro->cols)) == NULL)
 		err(EXIT_INTERNAL, "screen");

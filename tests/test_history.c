@@ -176,7 +176,7 @@ chain_row(struct store *store, const char *state, enum reason reason, long long 
 	row.started_at = row.ended_at = at;
 	row.exit_code = strcmp(state, "refused") == 0 ? 75 : 1;
 	row.origin = origin;
-	row.usage = (struct run_usage){ -1, -1, -1 };
+	row.usage = (struct run_usage){ -1, -1, -1, false };
 	signal_init(&row.signal);
 	row.signal.reason = reason;
 	if (!store_run_add(store, &row, at, &id, &err))
