@@ -172,8 +172,12 @@ verdict_apply(struct classifier *c, enum record_kind kind, const struct evidence
 		return;
 	case REC_CANDIDATE:
 		verdict_hold(c, &c->cand, ev, false);
-		/* An error body amid text (no family's records) is read like an error line. */
-		c->cand.error_line = c->saw_text && !c->saw_family_event;
+		/* An error body amid text (no family's records) is read like an
+		 * error line, and like one stands at exit 0 only as all the output. */
+		if (!c->saw_family_event) {
+			c->cand.error_line = c->saw_text;
+			c->cand.exit0_ok = !c->content_seen && c->text_failures++ == 0;
+		}
 		if (ev->rejected_event)
 			verdict_hold(c, &c->rejected, ev, false);
 		verdict_emit(c, &c->cand);

@@ -76,7 +76,7 @@ fail_open_check() {
 	command -v strace > /dev/null || skip "strace is not installed"
 	strace -o /dev/null true 2> /dev/null || skip "ptrace is not permitted here"
 	export RLWRAP_TEST_NOW=$NOW
-	local i n rc call recorded=() latest=0 got k=0 reset
+	local i n rc call recorded=() latest=0 got k=0 reset killed=0 finished
 	for i in $(seq 1 5); do
 		FAKE_STREAM=/dev/null timeout 20 "$RLWRAP" -q -- claude -p "pre-$i" > /dev/null
 	done
@@ -115,6 +115,7 @@ fail_open_check() {
 			integrity
 			[ "$rc" -eq 0 ] && break
 			assert_equal "$rc" 137
+			killed=$((killed + 1))
 		done
 		[ "$rc" -eq 0 ] || fail "strace never let a $call run through"
 		[ "$n" -gt 1 ] || fail "no $call happened at all"
@@ -123,9 +124,13 @@ fail_open_check() {
 	# Nothing recorded before is lost; the next wrapper works without a word.
 	run history_args
 	for i in $(seq 1 5); do assert_line "pre-$i"; done
-	# The killed ones that got their running row written show as lost.
-	assert_equal "$(timeout 20 "$RLWRAP" history --json | jq '[.[] | select(.state == "finished")] | length')" \
-		$((5 + ${#recorded[@]}))
+	# The killed ones that got their running row written show as lost,
+	# unless their child had ended and its outcome was journaled before the
+	# kill: a later wrapper settled those as finished (docs/design.md
+	# section 7), so at most every killed run is added.
+	finished=$(timeout 20 "$RLWRAP" history --json | jq '[.[] | select(.state == "finished")] | length')
+	[ "$finished" -ge $((5 + ${#recorded[@]})) ] && [ "$finished" -le $((5 + ${#recorded[@]} + killed)) ] ||
+		fail "$finished finished runs: want $((5 + ${#recorded[@]})) to $((5 + ${#recorded[@]} + killed))"
 	assert_equal "$(timeout 20 "$RLWRAP" history --json | jq '[.[] | select(.state == "running")] | length')" 0
 	run --separate-stderr timeout 20 "$RLWRAP" --force -- true after
 	assert_success

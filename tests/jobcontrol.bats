@@ -236,15 +236,17 @@ start_tui() {
 }
 
 @test "an agent that dies on the alternate screen: screen and cursor back, rlwrap's line on its own" {
-	type_line "stty -g > before; $RLWRAP --family claude -- sh -c 'cat \"$FIXTURES/wrapper/claude-screen-limit.txt\"; printf \"\\033[?1049h\\033[?25lgone\"; exit 1'"
+	# The screen stays the alternate one, the cursor hidden, the banner on it.
+	type_line "stty -g > before; $RLWRAP --family claude -- sh -c 'cat \"$FIXTURES/wrapper/claude-screen-limit-stays.txt\"; exit 1'"
 	wait_screen '^rlwrap: claude: usage-limit'
 	screen_restored
 }
 
 @test "an agent that ends mid-line: rlwrap's verdict starts a line of its own" {
-	type_line "stty -g > before; $RLWRAP --family claude -- sh -c 'cat \"$FIXTURES/wrapper/claude-screen-limit.txt\"; printf \"partial line\"; exit 1'"
+	# The banner is the last thing printed, with no line end after it.
+	type_line "stty -g > before; $RLWRAP --family claude -- sh -c 'cat \"$FIXTURES/wrapper/claude-screen-limit-midline.txt\"; exit 1'"
 	wait_screen '^rlwrap: claude: usage-limit'
-	screen | grep -q '^partial line$' || fail "the verdict is not on a line of its own"
+	screen | grep -q 'resets 6:30pm (UTC)$' || fail "the verdict is not on a line of its own"
 	screen_restored
 }
 

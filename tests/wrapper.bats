@@ -149,11 +149,11 @@ relay_policy() {
 
 @test "a relay of pipes runs as SCHED_BATCH; the child keeps the policy rlwrap was given" {
 	export -f policy_of relay_policy
-	run timeout 10 "$RLWRAP" -- bash -c 'echo "child $(policy_of $$) relay $(relay_policy 3)"'
+	run timeout 60 "$RLWRAP" -- bash -c 'echo "child $(policy_of $$) relay $(relay_policy 3)"'
 	assert_success
 	assert_output "child 0 relay 3"
 	command -v chrt > /dev/null || skip "no chrt"
-	run timeout 10 chrt --idle 0 "$RLWRAP" -- bash -c 'sleep 0.2; echo "child $(policy_of $$) relay $(policy_of $PPID)"'
+	run timeout 60 chrt --idle 0 "$RLWRAP" -- bash -c 'sleep 0.2; echo "child $(policy_of $$) relay $(policy_of $PPID)"'
 	assert_success
 	assert_output "child 5 relay 5"
 }
