@@ -12,7 +12,9 @@
 #include <stdbool.h>
 #include <time.h>
 
-/* Exit codes of docs/design.md section 3. */
+/* Exit codes of docs/design.md section 3.  The wrapper's own usage errors
+ * are EXIT_INTERNAL, like env(1)'s and timeout(1)'s: the child's exit 2
+ * must not look like rlwrap's. */
 #define EXIT_REFUSED 75
 #define EXIT_USAGE 2
 #define EXIT_INTERNAL 125
@@ -31,6 +33,7 @@ struct args {
 	int list_len[OPT_MAX];
 	char **operands;
 	int count;
+	bool after_dashdash;          /* the operands came after "--" */
 	bool help;                    /* --help was given: print the entry's help */
 };
 
@@ -51,6 +54,9 @@ struct cmd_entry {
 	const char *summary;          /* one line for `rlwrap help` */
 	const struct cmd_help *help;  /* every option and operand; ends with { NULL } */
 	int (*exec)(struct args *args);
+	/* An option of optional value given without one: whether the next word
+	 * is its value (`--wait 2h -- cmd`).  NULL: never. */
+	bool (*takes_value)(int opt, const char *word);
 };
 
 extern const struct cmd_entry *const cmd_table[];
@@ -76,7 +82,9 @@ void print_visible(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * summary, then each option with what it does and an example. */
 void cmd_print_help(const struct cmd_entry *entry);
 
-/* One-line usage error for entry, then the exit code to use (2). */
+/* The exit status of entry's usage errors: 2, the wrapper's 125. */
+int usage_status(const struct cmd_entry *entry);
+/* One-line usage error for entry, then the exit code to use (usage_status()). */
 int usage_error(const struct cmd_entry *entry, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

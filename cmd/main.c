@@ -64,7 +64,7 @@ dispatch(const struct cmd_entry *entry, int argc, char **argv)
 
 	if (!args_parse(entry, argc, argv, &args)) {
 		args_free(&args);
-		return EXIT_USAGE;
+		return usage_status(entry);
 	}
 	if (args.help) {
 		cmd_print_help(entry);
@@ -88,7 +88,7 @@ main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr, "usage: rlwrap [options] [--] command [arg ...]\n"
 		    "       rlwrap help\n");
-		return EXIT_USAGE;
+		return EXIT_INTERNAL;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
 		return dispatch(&cmd_help_entry, 1, help_argv);

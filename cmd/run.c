@@ -12,6 +12,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +34,8 @@
 #include "redact.h"
 #include "run.h"
 #include "tapqueue.h"
+#include "textutil.h"
+#include "timeparse.h"
 #include "tty.h"
 
 enum {
@@ -159,6 +162,82 @@ parse_wait_retry(const struct args *args, struct run_opts *o)
 	return true;
 }
 
+/* cmd_entry.takes_value: `--wait 2h`, `-r 2`. */
+static bool
+run_takes_value(int opt, const char *word)
+{
+	const char *errstr;
+	double secs;
+
+	if (opt == 'w')
+		return duration_parse(word, &secs);
+	if (opt == 'r') {
+		(void)strtonum(word, 0, 100, &errstr);
+		return errstr == NULL;
+	}
+	return false;
+}
+
+/* Whether name, without a slash, is an executable in $PATH. */
+static bool
+on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char file[PATH_MAX];
+	size_t n;
+
+	for (const char *p = path != NULL ? path : "/usr/bin:/bin"; ; p += n + 1) {
+		n = strcspn(p, ":");
+		if (snprintf(file, sizeof(file), "%.*s/%s", (int)n, n > 0 ? p : ".", name) <
+		    (int)sizeof(file) && access(file, X_OK) == 0)
+			return true;
+		if (p[n] == '\0')
+			return false;
+	}
+}
+
+/* The subcommand within two edits of word, or NULL. */
+static const char *
+subcommand_near(const char *word)
+{
+	const char *best = NULL;
+	int best_d = 3, d;
+
+	for (const struct cmd_entry *const *e = cmd_table; *e != NULL; e++)
+		if ((d = edit_distance(word, (*e)->name, 2)) < best_d)
+			best = (*e)->name, best_d = d;
+	return best;
+}
+
+/* A first operand that is a mistake, not a command: a duration or number
+ * (`rlwrap --wait 2h` read as running "2h"), or a mistyped subcommand that
+ * is no command either.  After "--" the word is always the command. */
+static bool
+check_first_operand(const struct args *args)
+{
+	const struct cmd_entry *self = &cmd_run_entry;
+	const char *word = args->operands[0], *near;
+	double secs;
+
+	if (args->after_dashdash || strchr(word, '/') != NULL)
+		return true;
+	if (duration_parse(word, &secs)) {
+		if (word[strspn(word, "0123456789")] == '\0')
+			usage_error(self, "%s: a number, not a command; a value goes attached (--retry=%s, "
+			    "--wait=%s), a command of that name after --", word, word, word);
+		else
+			usage_error(self, "%s: a duration, not a command; a value goes attached (--wait=%s), "
+			    "a command of that name after --", word, word);
+		return false;
+	}
+	if ((near = subcommand_near(word)) != NULL && !on_path(word)) {
+		usage_error(self, "%s: neither a command nor a subcommand; did you mean `rlwrap %s`?",
+		    word, near);
+		return false;
+	}
+	return true;
+}
+
 /* Fills o from the parsed options; false after a usage error. */
 static bool
 parse_run_opts(const struct args *args, struct run_opts *o)
@@ -167,6 +246,8 @@ parse_run_opts(const struct args *args, struct run_opts *o)
 	const char *family = args_get(args, 'f');
 
 	memset(o, 0, sizeof(*o));
+	if (!check_first_operand(args))
+		return false;
 	if (family != NULL && !family_known(family)) {
 		usage_error(self, "--family %s: not a family (%s)", family, family_list());
 		return false;
@@ -957,7 +1038,7 @@ run_exec(struct args *args)
 	double wake;
 
 	if (!run_setup(args, &x))
-		return EXIT_USAGE;
+		return EXIT_INTERNAL;
 	/* Both files are checked before the gate records a running row, and
 	 * before any spawn: a failure is ours (125). */
 	x.raw_fd = open_raw_stream(x.o.raw_stream, &x.b);
@@ -1023,4 +1104,5 @@ const struct cmd_entry cmd_run_entry = {
 	.summary = "run a command under the breakers and classify how it ended",
 	.help = run_help,
 	.exec = run_exec,
+	.takes_value = run_takes_value,
 };

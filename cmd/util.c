@@ -47,6 +47,12 @@ print_visible(const char *fmt, ...)
 }
 
 int
+usage_status(const struct cmd_entry *entry)
+{
+	return entry == &cmd_run_entry ? EXIT_INTERNAL : EXIT_USAGE;
+}
+
+int
 usage_error(const struct cmd_entry *entry, const char *fmt, ...)
 {
 	char raw[VISIBLE_LINE_MAX / 4], shown[VISIBLE_LINE_MAX];
@@ -57,7 +63,7 @@ usage_error(const struct cmd_entry *entry, const char *fmt, ...)
 	va_end(ap);
 	warnx("%s", visible_text(raw, shown, sizeof(shown)));
 	fprintf(stderr, "usage: rlwrap %s\n", entry->usage);
-	return EXIT_USAGE;
+	return usage_status(entry);
 }
 
 static bool
@@ -108,11 +114,33 @@ longopts_with_help(const struct cmd_entry *entry, struct option *opts, size_t n)
 	return true;
 }
 
+/* `--wait 2h -- cmd`: the next word taken as the value of an option of
+ * optional value, when the entry says it is one and something follows it;
+ * the last word is not taken, but named in the form that would have been. */
+static bool
+take_detached_value(const struct cmd_entry *entry, int opt, int argc, char **argv,
+    const char **value)
+{
+	const char *spelled = argv[optind - 1], *word = argv[optind];
+
+	if (*value != NULL || entry->takes_value == NULL || optind >= argc ||
+	    !entry->takes_value(opt, word))
+		return true;
+	if (optind + 1 < argc) {
+		*value = argv[optind++];
+		return true;
+	}
+	usage_error(entry, "%s %s: no command; a value goes attached (%s%s%s), then the command",
+	    spelled, word, spelled, strncmp(spelled, "--", 2) == 0 ? "=" : "", word);
+	return false;
+}
+
 bool
 args_parse(const struct cmd_entry *entry, int argc, char **argv, struct args *args)
 {
 	struct option opts[48];
 	char optstring[128], name[64];
+	const char *value;
 	int opt;
 
 	memset(args, 0, sizeof(*args));
@@ -138,8 +166,12 @@ args_parse(const struct cmd_entry *entry, int argc, char **argv, struct args *ar
 			    optopt != 0 ? option_name(entry, optopt, name, sizeof(name)) : argv[optind - 1]);
 			return false;
 		}
-		args_store(args, opt, optarg);
+		value = optarg;
+		if (!take_detached_value(entry, opt, argc, argv, &value))
+			return false;
+		args_store(args, opt, value);
 	}
+	args->after_dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
 	args->operands = argv + optind;
 	args->count = argc - optind;
 	if (args->help)

@@ -117,9 +117,9 @@ long_options() {
 	assert_output --partial "no such command: nosuch"
 }
 
-@test "no arguments is a usage error" {
+@test "no arguments is the wrapper's usage error, exit 125" {
 	run "$RLWRAP"
-	assert_failure 2
+	assert_failure 125
 	assert_output --partial "usage:"
 }
 
@@ -164,4 +164,70 @@ long_options() {
 	run "$RLWRAP" classify-failure /nonexistent/stream.jsonl
 	assert_failure 1
 	assert_output --partial "/nonexistent/stream.jsonl"
+}
+
+# Fake commands named like the values and the typo: a marker if one runs.
+fake_commands() {
+	local name
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	for name in "$@"; do
+		printf '#!/bin/sh\ntouch "%s/ran-%s"\n' "$BATS_TEST_TMPDIR" "$name" > "$BATS_TEST_TMPDIR/bin/$name"
+		chmod +x "$BATS_TEST_TMPDIR/bin/$name"
+	done
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH"
+}
+
+@test "--wait 2h -- true and -w 5m -- true take the value; the value never runs" {
+	fake_commands 2h 5m
+	run "$RLWRAP" --wait 2h -- sh -c 'echo "child ran"'
+	assert_success
+	assert_output "child ran"
+	run "$RLWRAP" -w 5m -- true
+	assert_success
+	run "$RLWRAP" -r 2 -- true
+	assert_success
+	[ ! -e "$BATS_TEST_TMPDIR/ran-2h" ] && [ ! -e "$BATS_TEST_TMPDIR/ran-5m" ] || fail "a value ran as a command"
+	run "$RLWRAP" history
+	assert_success
+	refute_output --partial "2h"
+	refute_output --partial "5m"
+	assert_output --partial ": true"
+}
+
+@test "an optional value with no command after it names the attached form" {
+	fake_commands 2h
+	run "$RLWRAP" --wait 2h
+	assert_failure 125
+	assert_line --index 0 --partial "--wait=2h"
+	run "$RLWRAP" -w 5m
+	assert_failure 125
+	assert_line --index 0 --partial "-w5m"
+	[ ! -e "$BATS_TEST_TMPDIR/ran-2h" ] || fail "2h ran"
+}
+
+@test "a first operand like a duration, a number or a mistyped subcommand never runs" {
+	fake_commands 2h 3
+	run "$RLWRAP" statsu
+	assert_failure 125
+	assert_line --index 0 --partial "did you mean \`rlwrap status\`"
+	run "$RLWRAP" 2h claude -p hi
+	assert_failure 125
+	assert_line --index 0 --partial "--wait=2h"
+	run "$RLWRAP" 3 true
+	assert_failure 125
+	assert_line --index 0 --partial "--retry=3"
+	[ ! -e "$BATS_TEST_TMPDIR/ran-2h" ] && [ ! -e "$BATS_TEST_TMPDIR/ran-3" ] || fail "a value ran as a command"
+	# Nothing recorded: the store was never opened.
+	[ ! -e "$RLWRAP_DB" ] || [ "$(db 'select count(*) from runs')" = 0 ] || fail "a run was recorded"
+	# After --, the word is the command, whatever it looks like.
+	run "$RLWRAP" -- 2h
+	assert_success
+	[ -e "$BATS_TEST_TMPDIR/ran-2h" ] || fail "-- 2h did not run 2h"
+}
+
+@test "a word two edits from a subcommand still runs when it is a command" {
+	fake_commands statsu
+	run "$RLWRAP" statsu
+	assert_success
+	[ -e "$BATS_TEST_TMPDIR/ran-statsu" ] || fail "statsu did not run"
 }
