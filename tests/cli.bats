@@ -231,3 +231,44 @@ fake_commands() {
 	assert_success
 	[ -e "$BATS_TEST_TMPDIR/ran-statsu" ] || fail "statsu did not run"
 }
+
+@test "every command whose standard output cannot be written exits 1" {
+	local cmd line want covered=" "
+	export RLWRAP_TEST_NOW=$NOW
+	cd "$BATS_TEST_TMPDIR" || fail "no test directory"
+	printf '%s\n' '{"type":"result","is_error":true,"result":"rate limit"}' > limit.jsonl
+	run "$RLWRAP" -- true
+	assert_success
+	# The status wanted, then one invocation, the command first.  wait
+	# writes nothing on standard output, so it has nothing to fail.
+	while read -r want line; do
+		# shellcheck disable=SC2086
+		run sh -c '"$0" "$@" > /dev/full' "$RLWRAP" $line
+		[ "$status" -eq "$want" ] || fail "rlwrap $line >/dev/full exited $status: $output"
+		[ "$want" = 0 ] || assert_output --partial "standard output"
+		covered="$covered${line%% *} "
+	done <<-'EOF2'
+		1 --version
+		1 --help
+		1 help
+		1 help trip
+		1 trip --help
+		1 classify-failure --json limit.jsonl
+		1 classify-failure limit.jsonl
+		1 record --family claude limit.jsonl
+		1 history
+		1 history --json
+		1 usage
+		1 recover
+		1 recover --json
+		1 trip --for 1h claude
+		1 status
+		1 status --json
+		1 status --short
+		1 reset claude
+		0 wait --timeout 1 claude
+	EOF2
+	for cmd in $(commands); do
+		[ "$cmd" = run ] || [[ $covered == *" $cmd "* ]] || fail "$cmd is not checked against /dev/full"
+	done
+}
