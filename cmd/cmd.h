@@ -101,12 +101,15 @@ double cmd_now_precise(void);
 
 /* The state-file subcommands (cmd/state.c helpers, one file per verb). */
 extern const struct cmd_entry cmd_status_entry, cmd_reset_entry, cmd_trip_entry, cmd_wait_entry,
-    cmd_record_entry, cmd_history_entry, cmd_recover_entry, cmd_usage_entry;
+    cmd_record_entry, cmd_history_entry, cmd_recover_entry, cmd_usage_entry, cmd_config_entry;
 struct config;
 struct store;
 struct breaker_key;
-/* Loads rlwrap.conf(5); on an error prints it and returns false. */
+/* Loads rlwrap.conf(5) and prints its problems, once; false (cfg freed)
+ * only when it has some and on_config_error is closed. */
 bool cmd_load_config(struct config *cfg);
+/* Each of cfg's problems, one warning line each. */
+void cmd_warn_config_problems(const struct config *cfg);
 
 /* What a state-file subcommand works on: the config and the open store. */
 struct cmd_state {

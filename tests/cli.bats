@@ -266,9 +266,48 @@ fake_commands() {
 		1 status --json
 		1 status --short
 		1 reset claude
+		1 config show
+		1 config check
 		0 wait --timeout 1 claude
 	EOF2
 	for cmd in $(commands); do
 		[ "$cmd" = run ] || [[ $covered == *" $cmd "* ]] || fail "$cmd is not checked against /dev/full"
 	done
+}
+
+# complete WORD...: what bash completion offers for the last word (a
+# stand-in for bash-completion's helpers; _command_offset says where the
+# command starts).
+complete() {
+	cat > "$BATS_TEST_TMPDIR/complete-words.sh" <<-'EOF2'
+		_init_completion() { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
+			words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }
+		_filedir() { :; }; _command_offset() { echo "command at $1"; }; compopt() { :; }
+		source "$1"; shift
+		COMP_WORDS=(rlwrap "$@"); COMP_CWORD=$#; COMPREPLY=()
+		_rlwrap
+		printf '%s\n' "${COMPREPLY[@]}"
+	EOF2
+	bash "$BATS_TEST_TMPDIR/complete-words.sh" "$SRC/completions/rlwrap.bash" "$@"
+}
+
+@test "bash completion: filter keys and their values, --by values, nothing of ours after the command" {
+	run complete history --filter ''
+	assert_line "state="
+	assert_line "reason="
+	run complete recover --filter state=
+	assert_line "state=running"
+	assert_line "state=lost"
+	run complete usage --by ''
+	assert_line "family"
+	assert_line "account"
+	run complete -f claude claude ''
+	assert_output "command at 3"
+	run complete run -q codex --
+	assert_output "command at 3"
+	run complete -f claude --
+	assert_line -- "--signal-file"
+	run complete config ''
+	assert_line "check"
+	assert_line "show"
 }

@@ -3,6 +3,7 @@
 # record; fail-open on broken stores; many writers at once.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 setup() {
 	common_setup
@@ -268,11 +269,67 @@ setup() {
 	assert_equal "$rc" 130
 }
 
-@test "a bad config file is an error naming the file and line" {
+@test "a bad config key is named with its file and line, and the command goes on" {
 	printf '[breaker]\nenabled = true\ncooldown = 5m\n' > "$RLWRAP_CONFIG"
 	run "$RLWRAP" status
-	assert_failure 1
+	assert_success
 	assert_output --partial "$RLWRAP_CONFIG:3: unknown key 'cooldown' in [breaker]"
+	assert_output --partial "no open breakers"
+}
+
+@test "a typo in the config never stops an agent or the state commands" {
+	printf '[family.claude]\nmax_concurent = 3\n[stroe]\npath = /elsewhere\n[empty]\n' > "$RLWRAP_CONFIG"
+	run --separate-stderr "$RLWRAP" -- sh -c 'echo child ran'
+	assert_success
+	assert_output "child ran"
+	# Said once, each at its own line, with the key meant.
+	assert_equal "$(grep -c "max_concurent" <<< "$stderr")" 1
+	[[ $stderr == *"$RLWRAP_CONFIG:2: unknown key 'max_concurent' in [family.claude] (did you mean max_concurrent?)"* ]] ||
+		fail "no line for the key: $stderr"
+	[[ $stderr == *"$RLWRAP_CONFIG:3: unknown section [stroe] (did you mean [store]?)"* ]] ||
+		fail "no line for the section: $stderr"
+	[[ $stderr == *"$RLWRAP_CONFIG:5: unknown section [empty]"* ]] || fail "the empty section passed: $stderr"
+	run "$RLWRAP" trip --for 1h claude
+	assert_success
+	run --separate-stderr "$RLWRAP" status --short
+	assert_success
+	assert_output --regexp '^claude 1h'
+	run "$RLWRAP" reset claude
+	assert_success
+	assert_output --partial "closed 1 breaker"
+}
+
+@test "on_config_error = closed refuses with a bad config: 125 for the wrapper, 1 for state commands" {
+	printf '[breaker]\non_config_error = closed\nbogus = 1\n' > "$RLWRAP_CONFIG"
+	run "$RLWRAP" -- sh -c 'echo child ran'
+	assert_failure 125
+	refute_output --partial "child ran"
+	assert_output --partial "on_config_error = closed"
+	run "$RLWRAP" status
+	assert_failure 1
+	assert_output --partial "$RLWRAP_CONFIG:3: unknown key 'bogus' in [breaker]"
+}
+
+@test "config check prints every problem of the config and the store; config show masks passwords" {
+	run "$RLWRAP" config check
+	assert_success
+	assert_line --partial "config (none: the built-in defaults): ok"
+	printf '[breaker]\nmin_confidence = 2\n[hooks]\non_trip = curl https://me:hunter2@hooks.example/t\n[family.claude]\nmax_concurent = 3\nbudget = 30000 tokens per 1m\n[junk]\n' > "$RLWRAP_CONFIG"
+	run "$RLWRAP" config check
+	assert_failure 1
+	assert_line --partial "$RLWRAP_CONFIG:2: min_confidence"
+	assert_line --partial "$RLWRAP_CONFIG:6: unknown key 'max_concurent'"
+	assert_line --partial "$RLWRAP_CONFIG:8: unknown section [junk]"
+	assert_line --regexp '^store .*: ok'
+	run --separate-stderr "$RLWRAP" config show
+	assert_success
+	assert_line "[family.claude]"
+	assert_line "budget = 30000 tokens per 1m0s"
+	assert_line "min_confidence = 0.5"
+	assert_line "on_trip = curl https://me:***@hooks.example/t"
+	refute_output --partial hunter2
+	run "$RLWRAP" config frobnicate
+	assert_failure 2
 }
 
 @test "config: trip_on and min_confidence change what trips" {
@@ -424,14 +481,14 @@ unprivileged() {
 	done
 }
 
-@test "a config with a NUL byte or a line over 198 bytes is refused, naming the line" {
+@test "a config with a NUL byte or a line over 198 bytes is ignored whole, naming the line" {
 	RLWRAP_CONFIG="$FIXTURES/fuzz/config/long-line-with-nul" run "$RLWRAP" status
-	assert_failure 1
-	assert_output --partial "long-line-with-nul:2: a NUL byte"
+	assert_success
+	assert_output --partial "long-line-with-nul:2: a NUL byte (not a text file); the file is ignored"
 	RLWRAP_CONFIG="$FIXTURES/fuzz/config/line-too-long" run "$RLWRAP" status
-	assert_failure 1
+	assert_success
 	assert_output --partial "line-too-long:4: line longer than 198 bytes"
-	RLWRAP_CONFIG="$FIXTURES/fuzz/config/line-of-199-bytes" run "$RLWRAP" status
+	RLWRAP_CONFIG="$FIXTURES/fuzz/config/line-of-199-bytes" run "$RLWRAP" config check
 	assert_failure 1
 	assert_output --partial "line-of-199-bytes:1: line longer than 198 bytes"
 }
