@@ -1,6 +1,7 @@
 /* rlwrap history [--json] [--since D] [--limit N] [--filter K=V]...: every
  * recorded run, running, finished or lost, newest first. */
 #include <err.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,18 +71,26 @@ format_command(const struct run_row *r, char *buf, size_t size)
 void
 cmd_format_run_line(const struct run_row *r, char *buf, size_t size)
 {
-	char when[40], argv[256], reset[48] = "", raw[1024];
+	char when[40], argv[256], reset[48] = "", raw[1024], ended[32];
+	const char *sig;
 
 	format_utc_iso(r->started_at, when, sizeof(when));
+	/* A run killed by a signal has no exit status: its -1 would read as one. */
+	if (r->term_signal > 0 && (sig = sigabbrev_np(r->term_signal)) != NULL)
+		snprintf(ended, sizeof(ended), "signal SIG%s", sig);
+	else if (r->term_signal > 0)
+		snprintf(ended, sizeof(ended), "signal %d", r->term_signal);
+	else
+		snprintf(ended, sizeof(ended), "exit=%d", r->exit_code);
 	format_command(r, argv, sizeof(argv));
 	if (r->signal.resets_at > 0) {
 		strlcpy(reset, " resets ", sizeof(reset));
 		format_utc_iso(r->signal.resets_at, reset + 8, sizeof(reset) - 8);
 	}
 	/* A run that has not finished shows its state where the verdict goes. */
-	snprintf(raw, sizeof(raw), "#%lld %s %s%s%s %s%s exit=%d %s: %s", r->id, when,
+	snprintf(raw, sizeof(raw), "#%lld %s %s%s%s %s%s %s %s: %s", r->id, when,
 	    *r->family != '\0' ? r->family : "?", *r->model != '\0' ? "/" : "", r->model,
-	    strcmp(r->state, "finished") == 0 ? reason_name(r->signal.reason) : r->state, reset, r->exit_code,
+	    strcmp(r->state, "finished") == 0 ? reason_name(r->signal.reason) : r->state, reset, ended,
 	    *r->cwd != '\0' ? r->cwd : "?", argv);
 	/* model, cwd and argv came from the child's stream or command line */
 	visible_text(raw, buf, size);

@@ -1034,6 +1034,7 @@ run_exec(struct args *args)
 {
 	struct run_ctx x;
 	struct run_result r;
+	struct sigaction pipe_was;
 	int rc = -1;
 	double wake;
 
@@ -1043,12 +1044,16 @@ run_exec(struct args *args)
 	 * before any spawn: a failure is ours (125). */
 	x.raw_fd = open_raw_stream(x.o.raw_stream, &x.b);
 	check_signal_file(x.o.signal_file);
+	/* A refusal said to a closed stderr still exits 75; the child gets
+	 * SIGPIPE's disposition back before it is spawned. */
+	sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = SIG_IGN }, &pipe_was);
 	if ((rc = run_breaker_open(&x.b, &x.o, &x.id)) < 0)
 		rc = gate_before_spawn(&x.b, &x.o, &x.id, x.o.wait ? x.o.wait_max : -1, x.o.force);
 	if (rc >= 0) {
 		run_cleanup(&x);
 		return rc;
 	}
+	sigaction(SIGPIPE, &pipe_was, NULL);
 	truncate_raw_stream(x.raw_fd, x.o.raw_stream);
 	term_mode_init(&run_term);
 	atexit(restore_terminal);

@@ -143,7 +143,7 @@ refuse(const struct run_breaker *b, const struct run_opts *o, const struct run_i
 		format_duration_short(wait_max, budget + strlen(budget), sizeof(budget) - strlen(budget));
 	}
 	if (d->probe_busy)
-		snprintf(holder, sizeof(holder), ", a probe (pid %ld on %s) runs until", blk->lease.pid,
+		snprintf(holder, sizeof(holder), ", a probe (pid %ld on %s) runs", blk->lease.pid,
 		    blk->lease.host);
 	warnx_visible("refused: %s (scope %s, account %s) %s on %s%s until %s, reset from %s%s", id->family,
 	    blk->key.scope, blk->key.account, d->probe_busy ? "half-open" : "open",

@@ -58,7 +58,7 @@ _rlwrap() {
 	record) COMPREPLY=($(compgen -W "--family --model --account --exit-code --help" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
 	status) COMPREPLY=($(compgen -W "--json --all --short --help" -- "$cur")) ;;
 	reset) COMPREPLY=($(compgen -W "--all --help $families" -- "$cur")) ;;
-	trip) COMPREPLY=($(compgen -W "--for --until --reason --help $families" -- "$cur")) ;;
+	trip) COMPREPLY=($(compgen -W "--for --until --reason --force --help $families" -- "$cur")) ;;
 	wait) COMPREPLY=($(compgen -W "--timeout --help $families" -- "$cur")) ;;
 	recover) COMPREPLY=($(compgen -W "--filter --since --limit --json --yes --wait --follow-symlinks --help" -- "$cur")) ;;
 	history) COMPREPLY=($(compgen -W "--json --since --limit --filter --help" -- "$cur")) ;;

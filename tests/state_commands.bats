@@ -375,7 +375,7 @@ unprivileged() {
 	RLWRAP_DB="$BATS_TEST_TMPDIR/file/sub/state.db" run "$RLWRAP" trip --for 1h claude
 	assert_failure 1
 	assert_equal "${#lines[@]}" 1
-	assert_output --partial "cannot create directory"
+	assert_output --partial "file/sub is not a directory"
 	local dir; dir=$(mktemp -d /tmp/rlwrap-ro.XXXXXX); chmod 555 "$dir"
 	RLWRAP_DB="$dir/state.db" run unprivileged "$RLWRAP" record /dev/null
 	rm -rf "$dir"
@@ -491,4 +491,100 @@ unprivileged() {
 	RLWRAP_CONFIG="$FIXTURES/fuzz/config/line-of-199-bytes" run "$RLWRAP" config check
 	assert_failure 1
 	assert_output --partial "line-of-199-bytes:1: line longer than 198 bytes"
+}
+
+@test "RLWRAP_DB in a directory that does not exist is an error; only the default location is made" {
+	sqlite_only
+	RLWRAP_DB="$BATS_TEST_TMPDIR/typo/dir/state.db" run "$RLWRAP" status
+	assert_failure 1
+	assert_output --partial "$BATS_TEST_TMPDIR/typo/dir does not exist"
+	RLWRAP_DB="$BATS_TEST_TMPDIR/typo/dir/state.db" run "$RLWRAP" -- sh -c 'echo child ran'
+	assert_success
+	assert_line "child ran"
+	[ ! -e "$BATS_TEST_TMPDIR/typo" ] || fail "the directory was created"
+	# The default location is created as before.
+	unset RLWRAP_DB
+	run "$RLWRAP" -- true
+	assert_success
+	[ -f "$XDG_STATE_HOME/rlwrap/state.db" ] || fail "no store at the default location"
+}
+
+@test "a store that is not a regular file is refused, and nothing is made beside it" {
+	sqlite_only
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	for db in /dev/null "$BATS_TEST_TMPDIR/fifo" "$BATS_TEST_TMPDIR"; do
+		RLWRAP_DB=$db run timeout 10 "$RLWRAP" status
+		assert_failure 1
+		assert_output --partial "$db: not a regular file"
+	done
+	[ ! -e /dev/null-journal ] && [ ! -e /dev/null-wal ] || fail "a file was made beside /dev/null"
+}
+
+@test "a libpq keyword string in RLWRAP_DB is a server, never a file name, its password never shown" {
+	cd "$BATS_TEST_TMPDIR" || fail "no test directory"
+	local conninfo="host=$BATS_TEST_TMPDIR/nosocket dbname=x password=hunter2"
+	RLWRAP_DB=$conninfo run timeout 20 "$RLWRAP" -- sh -c 'echo child ran'
+	assert_success
+	assert_line "child ran"
+	refute_output --partial hunter2
+	RLWRAP_DB=$conninfo run timeout 20 "$RLWRAP" config show
+	refute_output --partial hunter2
+	assert_line --partial "path = host="
+	[ -z "$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name 'host=*')" ] || fail "a file was named after the string"
+}
+
+@test "trip --until takes a clock time, local, today or else tomorrow" {
+	export TZ=Europe/Rome RLWRAP_TEST_NOW=2026-11-30T12:00:00Z   # 13:00 in Rome
+	run "$RLWRAP" trip --until 18:30 claude
+	assert_success
+	assert_output --partial "open until 2026-11-30T17:30:00Z"
+	run "$RLWRAP" trip --until 23:30 gemini
+	assert_success
+	assert_output --partial "open until 2026-11-30T22:30:00Z"
+	run "$RLWRAP" trip --until 9:15 codex
+	assert_success
+	assert_output --partial "open until 2026-12-01T08:15:00Z"
+	run "$RLWRAP" trip --until soonish codex
+	assert_failure 2
+	assert_output --partial "not a time"
+}
+
+@test "trip on a family nothing detects needs --force, and suggests the family meant" {
+	run "$RLWRAP" trip --for 1h cluade
+	assert_failure 2
+	assert_output --partial "cluade: not a family (did you mean claude?)"
+	run "$RLWRAP" status --json
+	refute_output --partial cluade
+	run "$RLWRAP" trip --force --for 1h my-agent
+	assert_success
+	assert_output --partial "my-agent (account default): open until"
+}
+
+@test "a shorter trip on an open breaker says it was not applied and why" {
+	export RLWRAP_TEST_NOW=$NOW
+	run "$RLWRAP" trip --for 1h claude
+	assert_success
+	run "$RLWRAP" trip --for 4s claude
+	assert_success
+	assert_line --index 0 --partial "open until 2026-11-30T13:00:00Z"
+	assert_line --index 1 --partial "not applied: the breaker was already open until 2026-11-30T13:00:00Z"
+	run "$RLWRAP" trip --for 2h claude
+	assert_success
+	assert_equal "${#lines[@]}" 1
+}
+
+@test "history names the signal that killed a run" {
+	run -131 "$RLWRAP" -- sh -c 'kill -QUIT $$'
+	run "$RLWRAP" history
+	assert_success
+	assert_output --partial "signal SIGQUIT"
+	refute_output --partial "exit=-1"
+}
+
+@test "a refusal whose stderr is a closed pipe still exits 75" {
+	run "$RLWRAP" trip --for 1h claude
+	assert_success
+	run perl -e 'pipe(my $r, my $w) or die; close $r; open(STDERR, ">&", $w) or die;
+		$SIG{PIPE} = "DEFAULT"; system(@ARGV); print $? & 127, " ", $? >> 8, "\n"' "$RLWRAP" -f claude -- true
+	assert_output "0 75"
 }
