@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <time.h>
 
+#include "conf.h"
+
 /* Exit codes of docs/design.md section 3.  The wrapper's own usage errors
  * are EXIT_INTERNAL, like env(1)'s and timeout(1)'s: the child's exit 2
  * must not look like rlwrap's. */
@@ -154,8 +156,27 @@ void hook_run_wait(const struct config *cfg, const struct breaker *blocking);
 /* status --short (cmd/status_short.c): "claude 1h23m · codex ok". */
 struct breaker;
 struct family_counts;
+struct budget_state;
 int status_print_short(const struct breaker *rows, size_t nrows, const struct family_counts *counts,
-    size_t ncounts, time_t now);
+    size_t ncounts, const struct budget_state *budgets, size_t nbudgets, time_t now);
+
+/* The budgets for status (cmd/status_budget.c): one row per configured
+ * budget and key that may spend it. */
+struct budget_state {
+	char family[CONFIG_FAMILY_MAX], account[CONFIG_ACCOUNT_MAX];
+	struct budget budget;
+	double used;          /* what its window holds now */
+	bool room;            /* a spawn (the family's estimate, one run) fits now */
+	double room_at;       /* no room: when it fits again */
+};
+/* The accounts a spawn of each family would get, and accounts[k] for
+ * families[k] (running or waiting now).  *rows is one heap array. */
+struct store_error;
+bool status_budgets(struct store *store, const struct config *cfg, const char *const *accounts,
+    const char *const *families, size_t nkeys, double now, struct budget_state **rows, size_t *n,
+    struct store_error *err);
+/* "30000 tokens per 1m0s model=opus" */
+void status_budget_text(const struct budget_state *s, char *buf, size_t size);
 
 /* history and recover */
 struct run_row;

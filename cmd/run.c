@@ -93,6 +93,16 @@ static struct term_mode run_term;
  * in the middle of one on this terminal (stdout). */
 static bool child_left_mid_line;
 
+/* Every way the wrapper ends rewrites --signal-file (a stale one would tell
+ * of another run): what the usual paths did not write, on_exit() writes
+ * with the status the process ends with, rlwrap's own 125 among them.  It
+ * keeps copies of its own: run_exec's frame is gone by then. */
+static struct {
+	struct run_opts o;        /* argv and signal_file only */
+	struct run_identity id;
+	bool armed, written;
+} at_exit;
+
 /* Before a line of rlwrap's own on stderr. */
 static void
 own_line(void)
@@ -554,8 +564,10 @@ signal_file_json(const struct run_opts *o, const struct run_identity *id, const 
 	json_t *obj = signal_to_json(s->sig, s->now);
 	char when[48];
 
+	/* A refusal by a budget names it as the reason; other refusals with
+	 * no failure behind them have none. */
 	if (s->refused && s->sig->reason == REASON_NONE)
-		json_object_set_new(obj, "reason", json_null());
+		json_object_set_new(obj, "reason", s->budget != NULL ? json_string("budget") : json_null());
 	if (s->reset_source != NULL)
 		json_object_set_new(obj, "reset_source", json_string(s->reset_source));
 	json_object_set_new(obj, "account", json_string(id->account));
@@ -573,6 +585,8 @@ signal_file_json(const struct run_opts *o, const struct run_identity *id, const 
 		json_object_set_new(obj, "refused_by", json_string(s->refused_by));
 	if (s->store_error != NULL)
 		json_object_set_new(obj, "store_error", json_string(s->store_error));
+	if (s->budget != NULL)
+		json_object_set_new(obj, "budget", json_string(s->budget));
 	json_object_set_new(obj, "run_id", s->run_id != 0 ? json_integer(s->run_id) : json_null());
 	json_object_set_new(obj, "attempts", json_integer(s->attempts));
 	return obj;
@@ -600,8 +614,46 @@ write_json_file(const char *option, const char *path, json_t *obj)
 	}
 	if (!outfile_replace(path, doc, strlen(doc), error, sizeof(error)))
 		warnx_visible("%s %s", option, error);
+	if (strcmp(option, "--signal-file") == 0)
+		at_exit.written = true;
 	free(doc);
 	free(text);
+}
+
+static void
+signal_file_on_exit(int status, void *unused)
+{
+	struct fail_signal sig;
+	struct signal_report rep = {
+		.refused = true, .refused_by = status > 128 ? "interrupted" : "error", .sig = &sig,
+		.now = cmd_now(),
+	};
+	json_t *obj;
+
+	(void)unused;
+	if (!at_exit.armed || at_exit.written)
+		return;
+	signal_init(&sig);
+	sig.terminal = true;
+	sig.exit_code = status;
+	strlcpy(sig.family, at_exit.id.family, sizeof(sig.family));
+	clock_gettime(CLOCK_REALTIME, &rep.started);
+	rep.ended = rep.started;
+	obj = signal_file_json(&at_exit.o, &at_exit.id, &rep);
+	write_json_file("--signal-file", at_exit.o.signal_file, obj);
+	json_decref(obj);
+}
+
+static void
+signal_file_arm(const char *path, char **operands, int count)
+{
+	if (path == NULL || at_exit.armed)
+		return;
+	copy_command(&at_exit.o, operands, count);
+	at_exit.o.signal_file = dup_or_null(path);
+	at_exit.armed = true;
+	if (on_exit(signal_file_on_exit, NULL) != 0)
+		at_exit.armed = false;
 }
 
 static void
@@ -1001,6 +1053,7 @@ run_setup(struct args *args, struct run_ctx *x)
 {
 	memset(x, 0, sizeof(*x));
 	x->raw_fd = -1;
+	signal_file_arm(args_get(args, OPT_SIGNAL_FILE), args->operands, args->count);
 	if (!parse_run_opts(args, &x->o))
 		return false;
 	ensure_std_fds();
@@ -1010,6 +1063,7 @@ run_setup(struct args *args, struct run_ctx *x)
 	}
 	apply_config(&x->o, &x->b.cfg, args);
 	identify(&x->o, &x->b.cfg, &x->id);
+	at_exit.id = x->id;
 	x->retry_ok = x->o.retry && x->o.retry_max > 0;
 	if (x->retry_ok && !stdin_replayable()) {
 		x->retry_ok = false;

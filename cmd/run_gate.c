@@ -93,6 +93,8 @@ run_store_notice(struct run_breaker *b)
 
 /* A refusal for --signal-file: the breaker's reason and reset (reason null
  * without one), exit_code 75, no child. */
+static void budget_room_text(const struct run_breaker *b, char *buf, size_t size);
+
 static void
 write_refusal(const struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
     const struct breaker *blk, double until, const char *refused_by, const char *store_error)
@@ -102,11 +104,17 @@ write_refusal(const struct run_breaker *b, const struct run_opts *o, const struc
 		.attempts = b->spawns, .now = cmd_now(),
 	};
 	struct fail_signal sig;
+	char budget[160];
 	json_t *obj;
 
 	if (o->signal_file == NULL)
 		return;
+	if (strcmp(refused_by, "budget") == 0) {
+		budget_room_text(b, budget, sizeof(budget));
+		rep.budget = budget;
+	}
 	signal_init(&sig);
+	sig.resets_at = until;
 	sig.reason = blk != NULL ? blk->reason : REASON_NONE;
 	sig.confidence = blk != NULL ? 1.0 : 0;
 	sig.terminal = true;
@@ -188,7 +196,7 @@ refuse_slot(const struct run_breaker *b, const struct run_opts *o, const struct 
 		budget_room_text(b, room, sizeof(room));
 		warnx_visible("refused: %s (account %s): no room in %s; beyond the --wait budget of %s",
 		    id->family, id->account, room, budget);
-		write_refusal(b, o, id, NULL, 0, "budget", NULL);
+		write_refusal(b, o, id, NULL, b->slot.look.until, "budget", NULL);
 		return EXIT_REFUSED;
 	}
 	warnx_visible("refused: %s (account %s): no slot free: %ld running of max_concurrent %ld, %ld ahead; "

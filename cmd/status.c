@@ -96,8 +96,26 @@ struct status_data {
 	size_t tickets_len;
 	struct adaptive_limit *limits;
 	size_t limits_len;
+	struct budget_state *budgets;
+	size_t budgets_len;
 	struct journal_state journal;
 };
+
+/* The budget without room that holds (account, family) back longest, or NULL. */
+static const struct budget_state *
+budget_blocking(const struct status_data *d, const char *account, const char *family)
+{
+	const struct budget_state *worst = NULL;
+
+	for (size_t i = 0; i < d->budgets_len; i++) {
+		const struct budget_state *s = &d->budgets[i];
+
+		if (!s->room && strcmp(s->account, account) == 0 && strcmp(s->family, family) == 0 &&
+		    (worst == NULL || s->room_at > worst->room_at))
+			worst = s;
+	}
+	return worst;
+}
 
 static json_t *
 running_json(const struct running_run *r, time_t now)
@@ -110,13 +128,69 @@ running_json(const struct running_run *r, time_t now)
 }
 
 static json_t *
-ticket_json(const struct slot_ticket *t, long position, time_t now)
+ticket_json(const struct slot_ticket *t, long position, const struct budget_state *budget, time_t now)
 {
-	return json_pack("{s:s, s:I, s:s, s:s, s:o, s:I, s:I}", "host", t->owner.host,
+	char text[160];
+
+	if (budget != NULL)
+		status_budget_text(budget, text, sizeof(text));
+	return json_pack("{s:s, s:I, s:s, s:s, s:o, s:I, s:I, s:s, s:o, s:o}", "host", t->owner.host,
 	    "pid", (json_int_t)t->owner.pid, "family", t->family, "account", t->account,
 	    "since", time_or_null(t->at, false),
 	    "waiting_secs", (json_int_t)((double)now > t->at ? (double)now - t->at : 0),
-	    "position", (json_int_t)position);
+	    "position", (json_int_t)position, "for", budget != NULL ? "budget" : "slot",
+	    "budget", budget != NULL ? json_string(text) : json_null(),
+	    "until", budget != NULL ? time_or_null(budget->room_at, false) : json_null());
+}
+
+/* A waiter first in line whose key has a budget without room waits for
+ * the budget, not for a slot. */
+static void
+print_ticket(const struct status_data *d, const struct slot_ticket *t, size_t pos, json_t *out, time_t now)
+{
+	const struct budget_state *budget = pos == 1 ? budget_blocking(d, t->account, t->family) : NULL;
+	char took[32], text[160], until[160];
+
+	format_duration_short((double)now > t->at ? (double)now - t->at : 0, took, sizeof(took));
+	if (out != NULL) {
+		json_array_append_new(json_object_get(out, "waiting"), ticket_json(t, (long)pos, budget, now));
+		return;
+	}
+	if (budget == NULL) {
+		print_visible("waiting for a %s slot (account %s) on %s, pid %ld, for %s, number %zu in line",
+		    t->family, t->account, t->owner.host, t->owner.pid, took, pos);
+		return;
+	}
+	status_budget_text(budget, text, sizeof(text));
+	cmd_format_reset(budget->room_at, now, until, sizeof(until));
+	print_visible("waiting for %s budget room (%s, account %s) until %s, on %s, pid %ld, for %s",
+	    t->family, text, t->account, until, t->owner.host, t->owner.pid, took);
+}
+
+/* Each budget: what its window holds, and when a spawn fits again. */
+static void
+print_budgets(const struct status_data *d, json_t *out, time_t now)
+{
+	char text[160], until[160];
+
+	for (size_t i = 0; i < d->budgets_len; i++) {
+		const struct budget_state *s = &d->budgets[i];
+
+		status_budget_text(s, text, sizeof(text));
+		if (out != NULL) {
+			json_array_append_new(json_object_get(out, "budgets"), json_pack(
+			    "{s:s, s:s, s:s, s:f, s:s, s:f, s:o, s:f, s:b, s:o}", "family", s->family,
+			    "account", s->account, "budget", text, "amount", s->budget.amount,
+			    "unit", budget_unit_name(s->budget.unit), "window_secs", s->budget.window,
+			    "model", text_or_null(s->budget.model), "used", s->used, "room", s->room,
+			    "room_at", s->room ? json_null() : time_or_null(s->room_at, false)));
+			continue;
+		}
+		if (!s->room)
+			cmd_format_reset(s->room_at, now, until, sizeof(until));
+		print_visible("budget %s (account %s): %g of %s used; %s%s", s->family, s->account, s->used, text,
+		    s->room ? "room now" : "no room until ", s->room ? "" : until);
+	}
 }
 
 /* The live runs and the queue for slots: what runs now, and who waits. */
@@ -148,12 +222,7 @@ print_running(const struct status_data *d, json_t *out, time_t now, const char *
 		for (size_t j = 0; j < i; j++)
 			pos += strcmp(d->tickets[j].family, t->family) == 0 &&
 			    strcmp(d->tickets[j].account, t->account) == 0;
-		format_duration_short((double)now > t->at ? (double)now - t->at : 0, took, sizeof(took));
-		if (out != NULL)
-			json_array_append_new(json_object_get(out, "waiting"), ticket_json(t, (long)pos, now));
-		else
-			print_visible("waiting for a %s slot (account %s) on %s, pid %ld, for %s, number %zu in line",
-			    t->family, t->account, t->owner.host, t->owner.pid, took, pos);
+		print_ticket(d, t, pos, out, now);
 	}
 }
 
@@ -219,6 +288,7 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 	    "runs_24h");
 
 	json_object_set_new(out, "adaptive_limits", json_array());
+	json_object_set_new(out, "budgets", json_array());
 	size_t shown = 0;
 
 	print_store(&d->journal, out, !json);
@@ -238,6 +308,7 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 		printf(all ? "no breakers\n" : "no open breakers\n");
 	print_running(d, json ? out : NULL, now, self.host);
 	print_limits(d, json ? out : NULL, now);
+	print_budgets(d, json ? out : NULL, now);
 	if (!json && d->counts_len > 0)
 		printf("last 24h:\n");
 	for (size_t i = 0; i < d->counts_len; i++) {
@@ -256,6 +327,28 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 	}
 	json_decref(out);
 	return fflush(stdout) == 0 ? 0 : 1;
+}
+
+/* The budgets of the keys that spawn by default, run or wait now. */
+static bool
+load_budgets(struct store *store, const struct config *cfg, struct status_data *d, time_t now,
+    struct store_error *err)
+{
+	size_t n = d->running_len + d->tickets_len, k = 0;
+	const char **accounts = calloc(n + 1, sizeof(*accounts)), **families = calloc(n + 1, sizeof(*families));
+	bool ok = accounts != NULL && families != NULL;
+
+	for (size_t i = 0; ok && i < d->running_len; i++, k++)
+		accounts[k] = d->running[i].account, families[k] = d->running[i].family;
+	for (size_t i = 0; ok && i < d->tickets_len; i++, k++)
+		accounts[k] = d->tickets[i].account, families[k] = d->tickets[i].family;
+	if (ok)
+		ok = status_budgets(store, cfg, accounts, families, k, (double)now, &d->budgets, &d->budgets_len, err);
+	else
+		strlcpy(err->message, "out of memory", sizeof(err->message));
+	free(accounts);
+	free(families);
+	return ok;
 }
 
 static int
@@ -279,10 +372,12 @@ status_exec(struct args *args)
 	    (!args_has(args, OPT_SHORT) &&
 	    (!store_running(st.store, NULL, NULL, &d.running, &d.running_len, &error) ||
 	    !store_tickets(st.store, NULL, NULL, &d.tickets, &d.tickets_len, &error) ||
-	    !store_adaptive_limits(st.store, NULL, NULL, &d.limits, &d.limits_len, &error))))
+	    !store_adaptive_limits(st.store, NULL, NULL, &d.limits, &d.limits_len, &error))) ||
+	    !load_budgets(st.store, &cfg, &d, now, &error))
 		warnx_visible("%s", error.message);
 	else if (args_has(args, OPT_SHORT))
-		rc = status_print_short(d.breakers, d.breakers_len, d.counts, d.counts_len, now);
+		rc = status_print_short(d.breakers, d.breakers_len, d.counts, d.counts_len, d.budgets,
+		    d.budgets_len, now);
 	else
 		rc = print_status(&d, args_has(args, OPT_JSON), args_has(args, OPT_ALL), now, st.store);
 	free(d.breakers);
@@ -290,6 +385,7 @@ status_exec(struct args *args)
 	free(d.running);
 	free(d.tickets);
 	free(d.limits);
+	free(d.budgets);
 	cmd_state_close(&st);
 	return rc;
 }

@@ -532,3 +532,16 @@ unprivileged() {
 	assert_success
 	assert_output --partial "wait: 'sometimes'"
 }
+
+@test "every exit rewrites --signal-file: rlwrap's own 125 too, never a stale one" {
+	echo stale > sig.json
+	run -125 "$RLWRAP" --signal-file sig.json --raw-stream /nonexistent/dir/raw -- true
+	assert_equal "$(jq -c '[.exit_code, .refused, .refused_by, .argv]' sig.json)" '[125,true,"error",["true"]]'
+	echo stale > sig.json
+	printf '[breaker]\non_config_error = closed\nbogus = 1\n' > "$RLWRAP_CONFIG"
+	run -125 "$RLWRAP" --signal-file sig.json -- true
+	assert_equal "$(jq -c '[.exit_code, .refused_by]' sig.json)" '[125,"error"]'
+	echo stale > sig.json
+	run -125 "$RLWRAP" --signal-file sig.json --family gpt -- true
+	assert_equal "$(jq -r .exit_code sig.json)" 125
+}
