@@ -80,6 +80,16 @@ const char *args_get(const struct args *args, int opt);
 void warnx_visible(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_visible(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Colour (status states, refusals): --color=WHEN ("always", "never",
+ * "auto"; false when it is none of them), and whether fd gets it: always;
+ * never; auto: on a terminal (not TERM=dumb) unless NO_COLOR is set. */
+bool cmd_color_set(const char *when);
+bool cmd_color(int fd);
+#define COLOR_RED "\033[31m"
+#define COLOR_YELLOW "\033[33m"
+#define COLOR_GREEN "\033[32m"
+#define COLOR_OFF "\033[0m"
+
 /* `rlwrap help COMMAND`, `rlwrap COMMAND --help`: the synopsis, the
  * summary, then each option with what it does and an example. */
 void cmd_print_help(const struct cmd_entry *entry);

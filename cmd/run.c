@@ -39,7 +39,7 @@
 #include "tty.h"
 
 enum {
-	OPT_RAW_STREAM = OPT_LONG_BASE, OPT_SIGNAL_FILE, OPT_FORCE, OPT_PTY, OPT_NO_PTY
+	OPT_RAW_STREAM = OPT_LONG_BASE, OPT_SIGNAL_FILE, OPT_FORCE, OPT_PTY, OPT_NO_PTY, OPT_COLOR
 };
 
 static const struct option run_longopts[] = {
@@ -54,6 +54,7 @@ static const struct option run_longopts[] = {
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "pty", no_argument, NULL, OPT_PTY },
 	{ "no-pty", no_argument, NULL, OPT_NO_PTY },
+	{ "color", optional_argument, NULL, OPT_COLOR },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -264,6 +265,10 @@ parse_run_opts(const struct args *args, struct run_opts *o)
 	}
 	if (args_has(args, OPT_PTY) && args_has(args, OPT_NO_PTY)) {
 		usage_error(self, "--pty and --no-pty exclude each other");
+		return false;
+	}
+	if (args_has(args, OPT_COLOR) && !cmd_color_set(args_get(args, OPT_COLOR))) {
+		usage_error(self, "--color=%s: not always, never or auto", args_get(args, OPT_COLOR));
 		return false;
 	}
 	if (!parse_wait_retry(args, o))
@@ -1146,6 +1151,8 @@ static const struct cmd_help run_help[] = {
 	  "rlwrap --pty -- claude" },
 	{ "--no-pty", "never use a pseudo-terminal: the command gets pipes",
 	  "rlwrap --no-pty -- claude -p hi" },
+	{ "--color[=WHEN]", "colour a refusal on stderr: always (the default for --color), never, or auto "
+	  "(on a terminal, unless NO_COLOR is set; the default)", "rlwrap --color=never -- claude -p hi" },
 	{ "--help", "this text", "rlwrap run --help" },
 	{ "COMMAND [ARG ...]", "the command to run, with its own arguments (after --, even a subcommand name)",
 	  "rlwrap -- claude -p 'fix the tests'" },
@@ -1159,7 +1166,8 @@ const struct cmd_entry cmd_run_entry = {
 	.lower = 1,
 	.upper = -1,
 	.usage = "[run] [-q] [-f family] [-m model] [-a account] [-w[max]] [-r[n]] [--force]\n"
-	    "       [--raw-stream file] [--signal-file file] [--pty | --no-pty] [--] command [arg ...]",
+	    "       [--raw-stream file] [--signal-file file] [--pty | --no-pty] [--color[=when]]\n"
+	    "       [--] command [arg ...]",
 	.summary = "run a command under the breakers and classify how it ended",
 	.help = run_help,
 	.exec = run_exec,

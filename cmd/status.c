@@ -10,17 +10,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "admission.h"
 #include "breaker.h"
 #include "cmd.h"
+#include "visible.h"
 
-enum { OPT_JSON = OPT_LONG_BASE, OPT_ALL, OPT_SHORT };
+enum { OPT_JSON = OPT_LONG_BASE, OPT_ALL, OPT_SHORT, OPT_COLOR };
 
 static const struct option status_longopts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "short", no_argument, NULL, OPT_SHORT },
+	{ "color", optional_argument, NULL, OPT_COLOR },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -69,7 +72,8 @@ breaker_json(const struct breaker *b, enum breaker_view view, time_t now)
 static void
 print_breaker(const struct breaker *b, enum breaker_view view, time_t now)
 {
-	char key[512], reset[160], probe[320] = "";
+	char key[512], reset[160], probe[320] = "", raw[2048], head[2200], tail[8192];
+	const char *on = "", *off = "";
 
 	key_format(&b->key, key, sizeof(key));
 	if (b->resets_at > 0)
@@ -78,11 +82,20 @@ print_breaker(const struct breaker *b, enum breaker_view view, time_t now)
 		strlcpy(reset, "-", sizeof(reset));
 	if (view == VIEW_HALF_OPEN)
 		snprintf(probe, sizeof(probe), "; probe pid %ld on %s", b->lease.pid, b->lease.host);
-	/* the key's model, the host and the message came from outside */
-	print_visible("%-24s %-9s %-16s resets %s from %s; %ld trip%s%s%s%s", key, breaker_view_name(view),
+	/* the key's model, the host and the message came from outside: shown
+	 * visibly, apart from the state's colour, which is ours */
+	snprintf(raw, sizeof(raw), "%-24s", key);
+	visible_text(raw, head, sizeof(head));
+	snprintf(raw, sizeof(raw), "%-16s resets %s from %s; %ld trip%s%s%s%s",
 	    b->reason != REASON_NONE ? reason_name(b->reason) : "-", reset,
 	    b->reset_source[0] != '\0' ? b->reset_source : "-", b->trips, b->trips == 1 ? "" : "s",
 	    probe, b->last_message[0] != '\0' ? ": " : "", b->last_message);
+	visible_text(raw, tail, sizeof(tail));
+	if (cmd_color(STDOUT_FILENO)) {
+		on = view == VIEW_OPEN ? COLOR_RED : view == VIEW_HALF_OPEN ? COLOR_YELLOW : COLOR_GREEN;
+		off = COLOR_OFF;
+	}
+	printf("%s %s%-9s%s %s\n", head, on, breaker_view_name(view), off, tail);
 }
 
 struct status_data {
@@ -363,6 +376,8 @@ status_exec(struct args *args)
 
 	if (args_has(args, OPT_SHORT) && (args_has(args, OPT_JSON) || args_has(args, OPT_ALL)))
 		return usage_error(&cmd_status_entry, "--short takes neither --json nor --all");
+	if (args_has(args, OPT_COLOR) && !cmd_color_set(args_get(args, OPT_COLOR)))
+		return usage_error(&cmd_status_entry, "--color=%s: not always, never or auto", args_get(args, OPT_COLOR));
 	if (!(args_has(args, OPT_SHORT) ? cmd_state_look(&st, &cfg) : cmd_state_open(&st, &cfg, true)))
 		return 1;
 	if (!store_journal_state(st.store, &d.journal, &error) ||
@@ -399,6 +414,8 @@ static const struct cmd_help status_help[] = {
 	{ "--short", "one line for a prompt or status bar: the blocking breakers with the time left, "
 	  "and \"ok\" for the other families that ran in the last 24 hours; nothing when there are none",
 	  "tmux set -g status-right '#(rlwrap status --short 2>/dev/null)'" },
+	{ "--color[=WHEN]", "colour the states: always (the default for --color), never, or auto (on a "
+	  "terminal, unless NO_COLOR is set; the default)", "rlwrap status --color=always | less -R" },
 	{ "--help", "this text", "rlwrap status --help" },
 	{ NULL, NULL, NULL },
 };
@@ -409,7 +426,7 @@ const struct cmd_entry cmd_status_entry = {
 	.longopts = status_longopts,
 	.lower = 0,
 	.upper = 0,
-	.usage = "status [--json] [--all] | --short",
+	.usage = "status [--json] [--all] [--color[=WHEN]] | --short",
 	.summary = "show the open and half-open breakers and the last 24 hours of runs",
 	.help = status_help,
 	.exec = status_exec,

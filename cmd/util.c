@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "timeparse.h"
@@ -22,6 +23,34 @@ cmd_find(const char *name)
 	return NULL;
 }
 
+static enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } color_mode;
+
+bool
+cmd_color_set(const char *when)
+{
+	if (when == NULL || *when == '\0' || strcmp(when, "always") == 0)
+		color_mode = COLOR_ALWAYS;
+	else if (strcmp(when, "never") == 0)
+		color_mode = COLOR_NEVER;
+	else if (strcmp(when, "auto") == 0)
+		color_mode = COLOR_AUTO;
+	else
+		return false;
+	return true;
+}
+
+bool
+cmd_color(int fd)
+{
+	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	if (color_mode != COLOR_AUTO)
+		return color_mode == COLOR_ALWAYS;
+	return (no_color == NULL || *no_color == '\0') && isatty(fd) && (term == NULL || strcmp(term, "dumb") != 0);
+}
+
+/* A refusal ("refused: ...", cmd/run_gate.c) has its first word in red
+ * when stderr takes colour: the one line a person must not miss. */
 void
 warnx_visible(const char *fmt, ...)
 {
@@ -31,7 +60,11 @@ warnx_visible(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	warnx("%s", visible_text(raw, shown, sizeof(shown)));
+	visible_text(raw, shown, sizeof(shown));
+	if (strncmp(shown, "refused:", 8) == 0 && cmd_color(STDERR_FILENO))
+		warnx(COLOR_RED "refused" COLOR_OFF "%s", shown + 7);
+	else
+		warnx("%s", shown);
 }
 
 void

@@ -6,7 +6,7 @@ _rlwrap() {
 	local commands="run classify-failure record status reset trip wait recover history usage config help"
 	local families="claude codex gemini pi opencode cursor qwen goose amp copilot generic"
 	local reasons="none rate-limit usage-limit credit-exhausted overloaded unavailable auth timeout invalid-request agent-error no-result exit-nonzero"
-	local wrapper_opts="--family --model --account --wait --retry --raw-stream --signal-file --force --quiet --pty --no-pty --help --version"
+	local wrapper_opts="--family --model --account --wait --retry --raw-stream --signal-file --force --quiet --pty --no-pty --color --help --version"
 	local states="running finished lost"
 	local sub="" i
 
@@ -56,7 +56,7 @@ _rlwrap() {
 		fi ;;
 	classify-failure) COMPREPLY=($(compgen -W "--json --all --family --exit-code --now --help" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
 	record) COMPREPLY=($(compgen -W "--family --model --account --exit-code --help" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
-	status) COMPREPLY=($(compgen -W "--json --all --short --help" -- "$cur")) ;;
+	status) COMPREPLY=($(compgen -W "--json --all --short --color --help" -- "$cur")) ;;
 	reset) COMPREPLY=($(compgen -W "--all --help $families" -- "$cur")) ;;
 	trip) COMPREPLY=($(compgen -W "--for --until --reason --force --help $families" -- "$cur")) ;;
 	wait) COMPREPLY=($(compgen -W "--timeout --help $families" -- "$cur")) ;;

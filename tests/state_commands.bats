@@ -588,3 +588,30 @@ unprivileged() {
 		$SIG{PIPE} = "DEFAULT"; system(@ARGV); print $? & 127, " ", $? >> 8, "\n"' "$RLWRAP" -f claude -- true
 	assert_output "0 75"
 }
+
+# on_tty COMMAND: COMMAND's output on a terminal of its own (script(1)).
+on_tty() {
+	timeout 20 script -qec "$1" /dev/null < /dev/null | tr -d '\r'
+}
+
+@test "colour on a terminal only: status states and refusals, NO_COLOR and --color honoured" {
+	local esc=$'\e['
+	run "$RLWRAP" trip --for 1h claude
+	assert_success
+	run "$RLWRAP" status
+	[[ $output != *"$esc"* ]] || fail "colour into a pipe"
+	run "$RLWRAP" status --color=always
+	[[ $output == *"${esc}31mopen"* ]] || fail "no colour with --color=always: $output"
+	run on_tty "'$RLWRAP' status"
+	[[ $output == *"${esc}31mopen"* ]] || fail "no colour on a terminal: $output"
+	run on_tty "NO_COLOR=1 '$RLWRAP' status"
+	[[ $output != *"$esc"* ]] || fail "colour despite NO_COLOR: $output"
+	run on_tty "'$RLWRAP' status --color=never"
+	[[ $output != *"$esc"* ]] || fail "colour despite --color=never: $output"
+	run on_tty "'$RLWRAP' -f claude -- true"
+	[[ $output == *"rlwrap: ${esc}31mrefused${esc}0m: claude"* ]] || fail "a refusal on a terminal: $output"
+	run -75 "$RLWRAP" -f claude -- true
+	assert_output --partial "rlwrap: refused: claude"
+	run "$RLWRAP" status --color=sometimes
+	assert_failure 2
+}
