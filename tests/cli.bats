@@ -311,3 +311,15 @@ complete() {
 	assert_line "check"
 	assert_line "show"
 }
+
+@test "the README's tour is what examples/demo prints" {
+	local readme demo
+	mkdir -p "$BATS_TEST_TMPDIR/t"
+	readme=$(sed -n '/^<!-- tour: the output of examples\/demo -->$/,/^<!-- \/tour -->$/p' "$SRC/README.md" |
+		sed '1d;$d;s/^    //')
+	[ -n "$readme" ] || fail "no tour in README.md"
+	demo=$(TZ=UTC TMPDIR="$BATS_TEST_TMPDIR/t" RLWRAP_TEST_NOW=1796058000 RLWRAP="$RLWRAP" \
+		"$SRC/examples/demo" 2>&1 | sed "s|$BATS_TEST_TMPDIR/t/rlwrap-demo\.[A-Za-z0-9]*|/tmp/rlwrap-demo|g")
+	demo=$(sed '1{/^$/d}' <<< "$demo")
+	assert_equal "$demo" "$readme"
+}
