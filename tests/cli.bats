@@ -323,3 +323,13 @@ complete() {
 	demo=$(sed '1{/^$/d}' <<< "$demo")
 	assert_equal "$demo" "$readme"
 }
+
+@test "the README's usage block lists every command" {
+	local cmd usage
+	usage=$(sed -n '/^## Usage$/,/^## /p' "$SRC/README.md")
+	for cmd in $(commands); do
+		[ "$cmd" = run ] && continue
+		grep -qE "^    rlwrap $cmd( |$)" <<< "$usage" || fail "README's usage block lacks $cmd"
+	done
+	grep -q -- "--version" <<< "$usage" || fail "README's usage block lacks --version"
+}
