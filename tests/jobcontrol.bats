@@ -331,9 +331,9 @@ start_tui() {
 }
 
 @test "the --wait countdown is drawn again as soon as fg continues it" {
-	"$RLWRAP" trip --for 3d claude > /dev/null
-	# Days left: the line's text changes once an hour, so only the
-	# continue can draw it again within the bound.
+	"$RLWRAP" trip --for 3d30m claude > /dev/null
+	# "3d0h left" for half an hour: the line's text does not change, so
+	# only the continue can draw it again within the bound.
 	type_line "$RLWRAP --wait=4d -f claude -- true"
 	wait_screen 'waiting for claude.* left$'
 	tm send-keys C-z
