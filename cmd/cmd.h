@@ -12,7 +12,11 @@
 #include <stdbool.h>
 #include <time.h>
 
-/* Exit codes of docs/design.md section 3. */
+#include "conf.h"
+
+/* Exit codes of docs/design.md section 3.  The wrapper's own usage errors
+ * are EXIT_INTERNAL, like env(1)'s and timeout(1)'s: the child's exit 2
+ * must not look like rlwrap's. */
 #define EXIT_REFUSED 75
 #define EXIT_USAGE 2
 #define EXIT_INTERNAL 125
@@ -31,6 +35,7 @@ struct args {
 	int list_len[OPT_MAX];
 	char **operands;
 	int count;
+	bool after_dashdash;          /* the operands came after "--" */
 	bool help;                    /* --help was given: print the entry's help */
 };
 
@@ -51,6 +56,9 @@ struct cmd_entry {
 	const char *summary;          /* one line for `rlwrap help` */
 	const struct cmd_help *help;  /* every option and operand; ends with { NULL } */
 	int (*exec)(struct args *args);
+	/* An option of optional value given without one: whether the next word
+	 * is its value (`--wait 2h -- cmd`).  NULL: never. */
+	bool (*takes_value)(int opt, const char *word);
 };
 
 extern const struct cmd_entry *const cmd_table[];
@@ -72,11 +80,23 @@ const char *args_get(const struct args *args, int opt);
 void warnx_visible(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_visible(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Colour (status states, refusals): --color=WHEN ("always", "never",
+ * "auto"; false when it is none of them), and whether fd gets it: always;
+ * never; auto: on a terminal (not TERM=dumb) unless NO_COLOR is set. */
+bool cmd_color_set(const char *when);
+bool cmd_color(int fd);
+#define COLOR_RED "\033[31m"
+#define COLOR_YELLOW "\033[33m"
+#define COLOR_GREEN "\033[32m"
+#define COLOR_OFF "\033[0m"
+
 /* `rlwrap help COMMAND`, `rlwrap COMMAND --help`: the synopsis, the
  * summary, then each option with what it does and an example. */
 void cmd_print_help(const struct cmd_entry *entry);
 
-/* One-line usage error for entry, then the exit code to use (2). */
+/* The exit status of entry's usage errors: 2, the wrapper's 125. */
+int usage_status(const struct cmd_entry *entry);
+/* One-line usage error for entry, then the exit code to use (usage_status()). */
 int usage_error(const struct cmd_entry *entry, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -93,12 +113,15 @@ double cmd_now_precise(void);
 
 /* The state-file subcommands (cmd/state.c helpers, one file per verb). */
 extern const struct cmd_entry cmd_status_entry, cmd_reset_entry, cmd_trip_entry, cmd_wait_entry,
-    cmd_record_entry, cmd_history_entry, cmd_recover_entry, cmd_usage_entry;
+    cmd_record_entry, cmd_history_entry, cmd_recover_entry, cmd_usage_entry, cmd_config_entry;
 struct config;
 struct store;
 struct breaker_key;
-/* Loads rlwrap.conf(5); on an error prints it and returns false. */
+/* Loads rlwrap.conf(5) and prints its problems, once; false (cfg freed)
+ * only when it has some and on_config_error is closed. */
 bool cmd_load_config(struct config *cfg);
+/* Each of cfg's problems, one warning line each. */
+void cmd_warn_config_problems(const struct config *cfg);
 
 /* What a state-file subcommand works on: the config and the open store. */
 struct cmd_state {
@@ -143,8 +166,27 @@ void hook_run_wait(const struct config *cfg, const struct breaker *blocking);
 /* status --short (cmd/status_short.c): "claude 1h23m · codex ok". */
 struct breaker;
 struct family_counts;
+struct budget_state;
 int status_print_short(const struct breaker *rows, size_t nrows, const struct family_counts *counts,
-    size_t ncounts, time_t now);
+    size_t ncounts, const struct budget_state *budgets, size_t nbudgets, time_t now);
+
+/* The budgets for status (cmd/status_budget.c): one row per configured
+ * budget and key that may spend it. */
+struct budget_state {
+	char family[CONFIG_FAMILY_MAX], account[CONFIG_ACCOUNT_MAX];
+	struct budget budget;
+	double used;          /* what its window holds now */
+	bool room;            /* a spawn (the family's estimate, one run) fits now */
+	double room_at;       /* no room: when it fits again */
+};
+/* The accounts a spawn of each family would get, and accounts[k] for
+ * families[k] (running or waiting now).  *rows is one heap array. */
+struct store_error;
+bool status_budgets(struct store *store, const struct config *cfg, const char *const *accounts,
+    const char *const *families, size_t nkeys, double now, struct budget_state **rows, size_t *n,
+    struct store_error *err);
+/* "30000 tokens per 1m0s model=opus" */
+void status_budget_text(const struct budget_state *s, char *buf, size_t size);
 
 /* history and recover */
 struct run_row;

@@ -24,6 +24,8 @@ help_overview(void)
 		printf("  %-18s %s\n", (*e)->name, (*e)->summary);
 	printf("\n  %-18s %s\n  %-18s %s\n", "-h, --help", "this overview",
 	    "-V, --version", "the version, store backends and library versions");
+	printf("\nexit status: the command's own; 75 refused; 125 rlwrap failed before the command\n"
+	    "ran (its usage errors too); a subcommand 0, 1 on failure, 2 on a usage error.\n");
 	printf("\n`rlwrap help COMMAND` or `rlwrap COMMAND --help` lists a command's options\n"
 	    "(`rlwrap help run` the wrapper's).  See rlwrap(1) and rlwrap.conf(5).\n");
 }

@@ -1,6 +1,7 @@
 /* rlwrap history [--json] [--since D] [--limit N] [--filter K=V]...: every
  * recorded run, running, finished or lost, newest first. */
 #include <err.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -67,28 +68,50 @@ format_command(const struct run_row *r, char *buf, size_t size)
 	json_decref(a);
 }
 
+/* How a run ended: its exit status, or the signal that killed it (whose
+ * -1 would read as a status). */
+static void
+format_ended(const struct run_row *r, char *buf, size_t size)
+{
+	const char *sig;
+
+	if (r->term_signal > 0 && (sig = sigabbrev_np(r->term_signal)) != NULL)
+		snprintf(buf, size, "signal SIG%s", sig);
+	else if (r->term_signal > 0)
+		snprintf(buf, size, "signal %d", r->term_signal);
+	else
+		snprintf(buf, size, "exit=%d", r->exit_code);
+}
+
+/* Where the verdict goes: the reason, a refused spawn's cause (the
+ * breaker's reason, or the queue's), or the state of one not finished. */
+static void
+format_verdict(const struct run_row *r, char *buf, size_t size)
+{
+	if (strcmp(r->state, "refused") == 0)
+		snprintf(buf, size, "refused %s", r->signal.reason != REASON_NONE ?
+		    reason_name(r->signal.reason) : *r->refused_by != '\0' ? r->refused_by : "");
+	else
+		strlcpy(buf, strcmp(r->state, "finished") == 0 ? reason_name(r->signal.reason) : r->state, size);
+}
+
 void
 cmd_format_run_line(const struct run_row *r, char *buf, size_t size)
 {
-	char when[40], argv[256], reset[48] = "", raw[1024], verdict[64];
+	char when[40], argv[256], reset[48] = "", raw[1024], verdict[64], ended[32];
 
 	format_utc_iso(r->started_at, when, sizeof(when));
-	/* A refused spawn: what refused it (the breaker's reason, or the queue's). */
-	if (strcmp(r->state, "refused") == 0)
-		snprintf(verdict, sizeof(verdict), "refused %s", r->signal.reason != REASON_NONE ?
-		    reason_name(r->signal.reason) : *r->refused_by != '\0' ? r->refused_by : "");
-	else
-		strlcpy(verdict, strcmp(r->state, "finished") == 0 ? reason_name(r->signal.reason) : r->state,
-		    sizeof(verdict));
+	format_verdict(r, verdict, sizeof(verdict));
+	format_ended(r, ended, sizeof(ended));
 	format_command(r, argv, sizeof(argv));
 	if (r->signal.resets_at > 0) {
 		strlcpy(reset, " resets ", sizeof(reset));
 		format_utc_iso(r->signal.resets_at, reset + 8, sizeof(reset) - 8);
 	}
 	/* A run that has not finished shows its state where the verdict goes. */
-	snprintf(raw, sizeof(raw), "#%lld %s %s%s%s %s%s exit=%d %s: %s", r->id, when,
+	snprintf(raw, sizeof(raw), "#%lld %s %s%s%s %s%s %s %s: %s", r->id, when,
 	    *r->family != '\0' ? r->family : "?", *r->model != '\0' ? "/" : "", r->model,
-	    verdict, reset, r->exit_code,
+	    verdict, reset, ended,
 	    *r->cwd != '\0' ? r->cwd : "?", argv);
 	/* model, cwd and argv came from the child's stream or command line */
 	visible_text(raw, buf, size);

@@ -26,6 +26,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_recover_entry,
 	&cmd_history_entry,
 	&cmd_usage_entry,
+	&cmd_config_entry,
 	&cmd_help_entry,
 	NULL
 };
@@ -56,6 +57,17 @@ print_version(void)
 	printf("\n");
 }
 
+/* The one check of everything printed, at the end of every command but the
+ * wrapper (whose status is the child's): flushed, no error, closed, or exit 1. */
+static int
+stdout_checked(int rc)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout) && fclose(stdout) == 0)
+		return rc;
+	warn("standard output");
+	return rc == 0 ? 1 : rc;
+}
+
 static int
 dispatch(const struct cmd_entry *entry, int argc, char **argv)
 {
@@ -64,7 +76,7 @@ dispatch(const struct cmd_entry *entry, int argc, char **argv)
 
 	if (!args_parse(entry, argc, argv, &args)) {
 		args_free(&args);
-		return EXIT_USAGE;
+		return usage_status(entry);
 	}
 	if (args.help) {
 		cmd_print_help(entry);
@@ -88,17 +100,19 @@ main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr, "usage: rlwrap [options] [--] command [arg ...]\n"
 		    "       rlwrap help\n");
-		return EXIT_USAGE;
+		return EXIT_INTERNAL;
 	}
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-		return dispatch(&cmd_help_entry, 1, help_argv);
+		return stdout_checked(dispatch(&cmd_help_entry, 1, help_argv));
 	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
 		print_version();
-		return 0;
+		return stdout_checked(0);
 	}
 	entry = cmd_find(argv[1]);
-	if (entry != NULL)
+	if (entry == &cmd_run_entry)
 		return dispatch(entry, argc - 1, argv + 1);
+	if (entry != NULL)
+		return stdout_checked(dispatch(entry, argc - 1, argv + 1));
 	/* Not a subcommand: the whole command line is the wrapper's. */
 	argv[0] = run_name;
 	return dispatch(&cmd_run_entry, argc, argv);

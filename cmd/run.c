@@ -12,6 +12,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,10 +36,13 @@
 #include "run.h"
 #include "screen.h"
 #include "tapqueue.h"
+#include "textutil.h"
+#include "timeparse.h"
 #include "tty.h"
 
 enum {
-	OPT_RAW_STREAM = OPT_LONG_BASE, OPT_SIGNAL_FILE, OPT_FORCE, OPT_PTY, OPT_NO_PTY, OPT_NO_RECORD
+	OPT_RAW_STREAM = OPT_LONG_BASE, OPT_SIGNAL_FILE, OPT_FORCE, OPT_PTY, OPT_NO_PTY, OPT_NO_RECORD,
+	OPT_COLOR
 };
 
 static const struct option run_longopts[] = {
@@ -54,6 +58,7 @@ static const struct option run_longopts[] = {
 	{ "pty", no_argument, NULL, OPT_PTY },
 	{ "no-pty", no_argument, NULL, OPT_NO_PTY },
 	{ "no-record", no_argument, NULL, OPT_NO_RECORD },
+	{ "color", optional_argument, NULL, OPT_COLOR },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -99,6 +104,16 @@ static struct term_mode run_term;
 /* rlwrap's lines start on a line of their own: the child left the cursor
  * in the middle of one on this terminal (stdout). */
 static bool child_left_mid_line;
+
+/* Every way the wrapper ends rewrites --signal-file (a stale one would tell
+ * of another run): what the usual paths did not write, on_exit() writes
+ * with the status the process ends with, rlwrap's own 125 among them.  It
+ * keeps copies of its own: run_exec's frame is gone by then. */
+static struct {
+	struct run_opts o;        /* argv and signal_file only */
+	struct run_identity id;
+	bool armed, written;
+} at_exit;
 
 /* Before a line of rlwrap's own on stderr. */
 static void
@@ -169,6 +184,82 @@ parse_wait_retry(const struct args *args, struct run_opts *o)
 	return true;
 }
 
+/* cmd_entry.takes_value: `--wait 2h`, `-r 2`. */
+static bool
+run_takes_value(int opt, const char *word)
+{
+	const char *errstr;
+	double secs;
+
+	if (opt == 'w')
+		return duration_parse(word, &secs);
+	if (opt == 'r') {
+		(void)strtonum(word, 0, 100, &errstr);
+		return errstr == NULL;
+	}
+	return false;
+}
+
+/* Whether name, without a slash, is an executable in $PATH. */
+static bool
+on_path(const char *name)
+{
+	const char *path = getenv("PATH");
+	char file[PATH_MAX];
+	size_t n;
+
+	for (const char *p = path != NULL ? path : "/usr/bin:/bin"; ; p += n + 1) {
+		n = strcspn(p, ":");
+		if (snprintf(file, sizeof(file), "%.*s/%s", (int)n, n > 0 ? p : ".", name) <
+		    (int)sizeof(file) && access(file, X_OK) == 0)
+			return true;
+		if (p[n] == '\0')
+			return false;
+	}
+}
+
+/* The subcommand within two edits of word, or NULL. */
+static const char *
+subcommand_near(const char *word)
+{
+	const char *best = NULL;
+	int best_d = 3, d;
+
+	for (const struct cmd_entry *const *e = cmd_table; *e != NULL; e++)
+		if ((d = edit_distance(word, (*e)->name, 2)) < best_d)
+			best = (*e)->name, best_d = d;
+	return best;
+}
+
+/* A first operand that is a mistake, not a command: a duration or number
+ * (`rlwrap --wait 2h` read as running "2h"), or a mistyped subcommand that
+ * is no command either.  After "--" the word is always the command. */
+static bool
+check_first_operand(const struct args *args)
+{
+	const struct cmd_entry *self = &cmd_run_entry;
+	const char *word = args->operands[0], *near;
+	double secs;
+
+	if (args->after_dashdash || strchr(word, '/') != NULL)
+		return true;
+	if (duration_parse(word, &secs)) {
+		if (word[strspn(word, "0123456789")] == '\0')
+			usage_error(self, "%s: a number, not a command; a value goes attached (--retry=%s, "
+			    "--wait=%s), a command of that name after --", word, word, word);
+		else
+			usage_error(self, "%s: a duration, not a command; a value goes attached (--wait=%s), "
+			    "a command of that name after --", word, word);
+		return false;
+	}
+	if ((near = subcommand_near(word)) != NULL && !on_path(word)) {
+		usage_error(self, "%s: neither a command nor a subcommand; did you mean `rlwrap %s`?",
+		    word, near);
+		return false;
+	}
+	return true;
+}
+
 /* Fills o from the parsed options; false after a usage error. */
 static bool
 parse_run_opts(const struct args *args, struct run_opts *o)
@@ -177,12 +268,18 @@ parse_run_opts(const struct args *args, struct run_opts *o)
 	const char *family = args_get(args, 'f');
 
 	memset(o, 0, sizeof(*o));
+	if (!check_first_operand(args))
+		return false;
 	if (family != NULL && !family_known(family)) {
 		usage_error(self, "--family %s: not a family (%s)", family, family_list());
 		return false;
 	}
 	if (args_has(args, OPT_PTY) && args_has(args, OPT_NO_PTY)) {
 		usage_error(self, "--pty and --no-pty exclude each other");
+		return false;
+	}
+	if (args_has(args, OPT_COLOR) && !cmd_color_set(args_get(args, OPT_COLOR))) {
+		usage_error(self, "--color=%s: not always, never or auto", args_get(args, OPT_COLOR));
 		return false;
 	}
 	if (!parse_wait_retry(args, o))
@@ -544,8 +641,10 @@ signal_file_json(const struct run_opts *o, const struct run_identity *id, const 
 	json_t *obj = signal_to_json(s->sig, s->now);
 	char when[48];
 
+	/* A refusal by a budget names it as the reason; other refusals with
+	 * no failure behind them have none. */
 	if (s->refused && s->sig->reason == REASON_NONE)
-		json_object_set_new(obj, "reason", json_null());
+		json_object_set_new(obj, "reason", s->budget != NULL ? json_string("budget") : json_null());
 	if (s->reset_source != NULL)
 		json_object_set_new(obj, "reset_source", json_string(s->reset_source));
 	json_object_set_new(obj, "account", json_string(id->account));
@@ -563,6 +662,8 @@ signal_file_json(const struct run_opts *o, const struct run_identity *id, const 
 		json_object_set_new(obj, "refused_by", json_string(s->refused_by));
 	if (s->store_error != NULL)
 		json_object_set_new(obj, "store_error", json_string(s->store_error));
+	if (s->budget != NULL)
+		json_object_set_new(obj, "budget", json_string(s->budget));
 	json_object_set_new(obj, "run_id", s->run_id != 0 ? json_integer(s->run_id) : json_null());
 	json_object_set_new(obj, "attempts", json_integer(s->attempts));
 	return obj;
@@ -590,8 +691,46 @@ write_json_file(const char *option, const char *path, json_t *obj)
 	}
 	if (!outfile_replace(path, &run_own_files, doc, strlen(doc), error, sizeof(error)))
 		warnx_visible("%s %s", option, error);
+	if (strcmp(option, "--signal-file") == 0)
+		at_exit.written = true;
 	free(doc);
 	free(text);
+}
+
+static void
+signal_file_on_exit(int status, void *unused)
+{
+	struct fail_signal sig;
+	struct signal_report rep = {
+		.refused = true, .refused_by = status > 128 ? "interrupted" : "error", .sig = &sig,
+		.now = cmd_now(),
+	};
+	json_t *obj;
+
+	(void)unused;
+	if (!at_exit.armed || at_exit.written)
+		return;
+	signal_init(&sig);
+	sig.terminal = true;
+	sig.exit_code = status;
+	strlcpy(sig.family, at_exit.id.family, sizeof(sig.family));
+	clock_gettime(CLOCK_REALTIME, &rep.started);
+	rep.ended = rep.started;
+	obj = signal_file_json(&at_exit.o, &at_exit.id, &rep);
+	write_json_file("--signal-file", at_exit.o.signal_file, obj);
+	json_decref(obj);
+}
+
+static void
+signal_file_arm(const char *path, char **operands, int count)
+{
+	if (path == NULL || at_exit.armed)
+		return;
+	copy_command(&at_exit.o, operands, count);
+	at_exit.o.signal_file = dup_or_null(path);
+	at_exit.armed = true;
+	if (on_exit(signal_file_on_exit, NULL) != 0)
+		at_exit.armed = false;
 }
 
 static void
@@ -1015,6 +1154,7 @@ run_setup(struct args *args, struct run_ctx *x)
 {
 	memset(x, 0, sizeof(*x));
 	x->raw_fd = -1;
+	signal_file_arm(args_get(args, OPT_SIGNAL_FILE), args->operands, args->count);
 	if (!parse_run_opts(args, &x->o))
 		return false;
 	ensure_std_fds();
@@ -1024,6 +1164,7 @@ run_setup(struct args *args, struct run_ctx *x)
 	}
 	apply_config(&x->o, &x->b.cfg, args);
 	identify(&x->o, &x->b.cfg, &x->id);
+	at_exit.id = x->id;
 	x->retry_ok = x->o.retry && x->o.retry_max > 0;
 	if (x->retry_ok && !stdin_replayable()) {
 		x->retry_ok = false;
@@ -1048,23 +1189,28 @@ run_exec(struct args *args)
 {
 	struct run_ctx x;
 	struct run_result r;
+	struct sigaction pipe_was;
 	int rc = -1;
 	double wake;
 
 	if (!run_setup(args, &x))
-		return EXIT_USAGE;
+		return EXIT_INTERNAL;
 	/* Both files are checked before the gate records a running row, and
 	 * before any spawn: one that cannot be opened is ours (125), one the
 	 * guard refuses is left out with one line. */
 	own_files_list(&run_own_files, &x.b.cfg);
 	x.raw_fd = open_raw_stream(x.o.raw_stream);
 	check_signal_file(&x.o);
+	/* A refusal said to a closed stderr still exits 75; the child gets
+	 * SIGPIPE's disposition back before it is spawned. */
+	sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = SIG_IGN }, &pipe_was);
 	if ((rc = run_breaker_open(&x.b, &x.o, &x.id)) < 0)
 		rc = gate_before_spawn(&x.b, &x.o, &x.id, x.o.wait ? x.o.wait_max : -1, x.o.force);
 	if (rc >= 0) {
 		run_cleanup(&x);
 		return rc;
 	}
+	sigaction(SIGPIPE, &pipe_was, NULL);
 	truncate_raw_stream(x.raw_fd, x.o.raw_stream);
 	term_mode_init(&run_term);
 	atexit(restore_terminal);
@@ -1105,6 +1251,8 @@ static const struct cmd_help run_help[] = {
 	  "rlwrap --no-pty -- claude -p hi" },
 	{ "--no-record", "a refused spawn is not kept for `rlwrap recover` (for callers that requeue it themselves)",
 	  "rlwrap --no-record -- codex exec --json 'task b'" },
+	{ "--color[=WHEN]", "colour a refusal on stderr: always (the default for --color), never, or auto "
+	  "(on a terminal, unless NO_COLOR is set; the default)", "rlwrap --color=never -- claude -p hi" },
 	{ "--help", "this text", "rlwrap run --help" },
 	{ "COMMAND [ARG ...]", "the command to run, with its own arguments (after --, even a subcommand name)",
 	  "rlwrap -- claude -p 'fix the tests'" },
@@ -1119,8 +1267,10 @@ const struct cmd_entry cmd_run_entry = {
 	.upper = -1,
 	.usage = "[run] [-q] [-f family] [-m model] [-a account] [-w[max]] [-r[n]] [--force]\n"
 	    "       [--raw-stream file] [--signal-file file] [--pty | --no-pty] [--no-record]\n"
+	    "       [--color[=when]]\n"
 	    "       [--] command [arg ...]",
 	.summary = "run a command under the breakers and classify how it ended",
 	.help = run_help,
 	.exec = run_exec,
+	.takes_value = run_takes_value,
 };

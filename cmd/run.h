@@ -159,9 +159,10 @@ struct signal_report {
 	struct timespec started, ended;
 	int term_signal;                  /* 0 = none */
 	bool refused;
-	const char *refused_by;           /* "breaker", "max_concurrent", "store" */
+	const char *refused_by;           /* "breaker", "max_concurrent", "budget", "store", "error" */
 	const char *reset_source;         /* a refusal: the breaker's own words; NULL: the signal's */
 	const char *store_error;          /* NULL = none */
+	const char *budget;               /* refused_by "budget": "the budget 2 runs per 1h0m (2 used)" */
 	long long run_id;                 /* 0 = none */
 	int attempts;                     /* children spawned, retries included */
 	time_t now;

@@ -98,6 +98,8 @@ run_store_notice(struct run_breaker *b)
 
 /* A refusal for --signal-file: the breaker's reason and reset (reason null
  * without one), exit_code 75, no child. */
+static void budget_room_text(const struct run_breaker *b, char *buf, size_t size);
+
 static void
 write_refusal(const struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
     const struct breaker *blk, double until, const char *refused_by, const char *store_error)
@@ -107,11 +109,17 @@ write_refusal(const struct run_breaker *b, const struct run_opts *o, const struc
 		.attempts = b->spawns, .now = cmd_now(),
 	};
 	struct fail_signal sig;
+	char budget[160];
 	json_t *obj;
 
 	if (o->signal_file == NULL)
 		return;
+	if (strcmp(refused_by, "budget") == 0) {
+		budget_room_text(b, budget, sizeof(budget));
+		rep.budget = budget;
+	}
 	signal_init(&sig);
+	sig.resets_at = until;
 	sig.reason = blk != NULL ? blk->reason : REASON_NONE;
 	sig.confidence = blk != NULL ? 1.0 : 0;
 	sig.terminal = true;
@@ -150,7 +158,7 @@ refuse(struct run_breaker *b, const struct run_opts *o, const struct run_identit
 		format_duration_short(wait_max, budget + strlen(budget), sizeof(budget) - strlen(budget));
 	}
 	if (d->probe_busy)
-		snprintf(holder, sizeof(holder), ", a probe (pid %ld on %s) runs until", blk->lease.pid,
+		snprintf(holder, sizeof(holder), ", a probe (pid %ld on %s) runs", blk->lease.pid,
 		    blk->lease.host);
 	if (d->ramp) {
 		warnx_visible("refused: %s (account %s) is being released after its reset, a few spawns at a "
@@ -203,8 +211,8 @@ refuse_slot(struct run_breaker *b, const struct run_opts *o, const struct run_id
 		budget_room_text(b, room, sizeof(room));
 		warnx_visible("refused: %s (account %s): no room in %s; beyond the --wait budget of %s",
 		    id->family, id->account, room, budget);
-		write_refusal(b, o, id, NULL, 0, "budget", NULL);
-		run_record_refusal(b, o, id, "budget", NULL, 0);
+		write_refusal(b, o, id, NULL, b->slot.look.until, "budget", NULL);
+		run_record_refusal(b, o, id, "budget", NULL, b->slot.look.until);
 		return EXIT_REFUSED;
 	}
 	warnx_visible("refused: %s (account %s): no slot free: %ld running of max_concurrent %ld, %ld ahead; "

@@ -10,16 +10,31 @@
 #include "breaker_memo.h"
 #include "cmd.h"
 
+void
+cmd_warn_config_problems(const struct config *cfg)
+{
+	size_t kept = cfg->problems_len < CONFIG_PROBLEMS_MAX ? cfg->problems_len : CONFIG_PROBLEMS_MAX;
+
+	for (size_t i = 0; i < kept; i++)
+		warnx_visible("%s", cfg->problems[i]);
+	if (cfg->problems_len > kept)
+		warnx("config: %zu more problems (rlwrap config check)", cfg->problems_len - kept);
+}
+
+/* A typo in the config must not lock anyone out: each problem is said and
+ * its key keeps the default, unless on_config_error = closed. */
 bool
 cmd_load_config(struct config *cfg)
 {
-	char error[PATH_MAX + 300];
+	char error[CONFIG_PROBLEM_MAX];
 
 	if (config_load(cfg, error, sizeof(error)))
 		return true;
-	/* What was read before the bad line is dropped with it. */
+	cmd_warn_config_problems(cfg);
+	if (cfg->on_config_error == CONFIG_ERROR_OPEN)
+		return true;
+	warnx("config: on_config_error = closed: not going on with a config that has problems");
 	config_free(cfg);
-	warnx_visible("%s", error);
 	return false;
 }
 

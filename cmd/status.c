@@ -10,17 +10,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "admission.h"
 #include "breaker.h"
 #include "cmd.h"
+#include "visible.h"
 
-enum { OPT_JSON = OPT_LONG_BASE, OPT_ALL, OPT_SHORT };
+enum { OPT_JSON = OPT_LONG_BASE, OPT_ALL, OPT_SHORT, OPT_COLOR };
 
 static const struct option status_longopts[] = {
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "short", no_argument, NULL, OPT_SHORT },
+	{ "color", optional_argument, NULL, OPT_COLOR },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -69,7 +72,8 @@ breaker_json(const struct breaker *b, enum breaker_view view, time_t now)
 static void
 print_breaker(const struct breaker *b, enum breaker_view view, time_t now)
 {
-	char key[512], reset[160], probe[320] = "";
+	char key[512], reset[160], probe[320] = "", raw[2048], head[2200], tail[8192];
+	const char *on = "", *off = "";
 
 	key_format(&b->key, key, sizeof(key));
 	if (b->resets_at > 0)
@@ -78,11 +82,20 @@ print_breaker(const struct breaker *b, enum breaker_view view, time_t now)
 		strlcpy(reset, "-", sizeof(reset));
 	if (view == VIEW_HALF_OPEN)
 		snprintf(probe, sizeof(probe), "; probe pid %ld on %s", b->lease.pid, b->lease.host);
-	/* the key's model, the host and the message came from outside */
-	print_visible("%-24s %-9s %-16s resets %s from %s; %ld trip%s%s%s%s", key, breaker_view_name(view),
+	/* the key's model, the host and the message came from outside: shown
+	 * visibly, apart from the state's colour, which is ours */
+	snprintf(raw, sizeof(raw), "%-24s", key);
+	visible_text(raw, head, sizeof(head));
+	snprintf(raw, sizeof(raw), "%-16s resets %s from %s; %ld trip%s%s%s%s",
 	    b->reason != REASON_NONE ? reason_name(b->reason) : "-", reset,
 	    b->reset_source[0] != '\0' ? b->reset_source : "-", b->trips, b->trips == 1 ? "" : "s",
 	    probe, b->last_message[0] != '\0' ? ": " : "", b->last_message);
+	visible_text(raw, tail, sizeof(tail));
+	if (cmd_color(STDOUT_FILENO)) {
+		on = view == VIEW_OPEN ? COLOR_RED : view == VIEW_HALF_OPEN ? COLOR_YELLOW : COLOR_GREEN;
+		off = COLOR_OFF;
+	}
+	printf("%s %s%-9s%s %s\n", head, on, breaker_view_name(view), off, tail);
 }
 
 struct status_data {
@@ -96,6 +109,8 @@ struct status_data {
 	size_t tickets_len;
 	struct adaptive_limit *limits;
 	size_t limits_len;
+	struct budget_state *budgets;
+	size_t budgets_len;
 	struct journal_state journal;
 	const struct config *cfg;
 };
@@ -131,6 +146,22 @@ print_releases(const struct status_data *d, json_t *out, time_t now)
 		json_decref(list);
 }
 
+/* The budget without room that holds (account, family) back longest, or NULL. */
+static const struct budget_state *
+budget_blocking(const struct status_data *d, const char *account, const char *family)
+{
+	const struct budget_state *worst = NULL;
+
+	for (size_t i = 0; i < d->budgets_len; i++) {
+		const struct budget_state *s = &d->budgets[i];
+
+		if (!s->room && strcmp(s->account, account) == 0 && strcmp(s->family, family) == 0 &&
+		    (worst == NULL || s->room_at > worst->room_at))
+			worst = s;
+	}
+	return worst;
+}
+
 static json_t *
 running_json(const struct running_run *r, time_t now)
 {
@@ -142,13 +173,69 @@ running_json(const struct running_run *r, time_t now)
 }
 
 static json_t *
-ticket_json(const struct slot_ticket *t, long position, time_t now)
+ticket_json(const struct slot_ticket *t, long position, const struct budget_state *budget, time_t now)
 {
-	return json_pack("{s:s, s:I, s:s, s:s, s:o, s:I, s:I}", "host", t->owner.host,
+	char text[160];
+
+	if (budget != NULL)
+		status_budget_text(budget, text, sizeof(text));
+	return json_pack("{s:s, s:I, s:s, s:s, s:o, s:I, s:I, s:s, s:o, s:o}", "host", t->owner.host,
 	    "pid", (json_int_t)t->owner.pid, "family", t->family, "account", t->account,
 	    "since", time_or_null(t->at, false),
 	    "waiting_secs", (json_int_t)((double)now > t->at ? (double)now - t->at : 0),
-	    "position", (json_int_t)position);
+	    "position", (json_int_t)position, "for", budget != NULL ? "budget" : "slot",
+	    "budget", budget != NULL ? json_string(text) : json_null(),
+	    "until", budget != NULL ? time_or_null(budget->room_at, false) : json_null());
+}
+
+/* A waiter first in line whose key has a budget without room waits for
+ * the budget, not for a slot. */
+static void
+print_ticket(const struct status_data *d, const struct slot_ticket *t, size_t pos, json_t *out, time_t now)
+{
+	const struct budget_state *budget = pos == 1 ? budget_blocking(d, t->account, t->family) : NULL;
+	char took[32], text[160], until[160];
+
+	format_duration_short((double)now > t->at ? (double)now - t->at : 0, took, sizeof(took));
+	if (out != NULL) {
+		json_array_append_new(json_object_get(out, "waiting"), ticket_json(t, (long)pos, budget, now));
+		return;
+	}
+	if (budget == NULL) {
+		print_visible("waiting for a %s slot (account %s) on %s, pid %ld, for %s, number %zu in line",
+		    t->family, t->account, t->owner.host, t->owner.pid, took, pos);
+		return;
+	}
+	status_budget_text(budget, text, sizeof(text));
+	cmd_format_reset(budget->room_at, now, until, sizeof(until));
+	print_visible("waiting for %s budget room (%s, account %s) until %s, on %s, pid %ld, for %s",
+	    t->family, text, t->account, until, t->owner.host, t->owner.pid, took);
+}
+
+/* Each budget: what its window holds, and when a spawn fits again. */
+static void
+print_budgets(const struct status_data *d, json_t *out, time_t now)
+{
+	char text[160], until[160];
+
+	for (size_t i = 0; i < d->budgets_len; i++) {
+		const struct budget_state *s = &d->budgets[i];
+
+		status_budget_text(s, text, sizeof(text));
+		if (out != NULL) {
+			json_array_append_new(json_object_get(out, "budgets"), json_pack(
+			    "{s:s, s:s, s:s, s:f, s:s, s:f, s:o, s:f, s:b, s:o}", "family", s->family,
+			    "account", s->account, "budget", text, "amount", s->budget.amount,
+			    "unit", budget_unit_name(s->budget.unit), "window_secs", s->budget.window,
+			    "model", text_or_null(s->budget.model), "used", s->used, "room", s->room,
+			    "room_at", s->room ? json_null() : time_or_null(s->room_at, false)));
+			continue;
+		}
+		if (!s->room)
+			cmd_format_reset(s->room_at, now, until, sizeof(until));
+		print_visible("budget %s (account %s): %g of %s used; %s%s", s->family, s->account, s->used, text,
+		    s->room ? "room now" : "no room until ", s->room ? "" : until);
+	}
 }
 
 /* The live runs and the queue for slots: what runs now, and who waits. */
@@ -180,12 +267,7 @@ print_running(const struct status_data *d, json_t *out, time_t now, const char *
 		for (size_t j = 0; j < i; j++)
 			pos += strcmp(d->tickets[j].family, t->family) == 0 &&
 			    strcmp(d->tickets[j].account, t->account) == 0;
-		format_duration_short((double)now > t->at ? (double)now - t->at : 0, took, sizeof(took));
-		if (out != NULL)
-			json_array_append_new(json_object_get(out, "waiting"), ticket_json(t, (long)pos, now));
-		else
-			print_visible("waiting for a %s slot (account %s) on %s, pid %ld, for %s, number %zu in line",
-			    t->family, t->account, t->owner.host, t->owner.pid, took, pos);
+		print_ticket(d, t, pos, out, now);
 	}
 }
 
@@ -251,6 +333,7 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 	    "runs_24h");
 
 	json_object_set_new(out, "adaptive_limits", json_array());
+	json_object_set_new(out, "budgets", json_array());
 	size_t shown = 0;
 
 	print_store(&d->journal, out, !json);
@@ -271,6 +354,7 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 	print_running(d, json ? out : NULL, now, self.host);
 	print_limits(d, json ? out : NULL, now);
 	print_releases(d, json ? out : NULL, now);
+	print_budgets(d, json ? out : NULL, now);
 	if (!json && d->counts_len > 0)
 		printf("last 24h:\n");
 	for (size_t i = 0; i < d->counts_len; i++) {
@@ -291,6 +375,28 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
+/* The budgets of the keys that spawn by default, run or wait now. */
+static bool
+load_budgets(struct store *store, const struct config *cfg, struct status_data *d, time_t now,
+    struct store_error *err)
+{
+	size_t n = d->running_len + d->tickets_len, k = 0;
+	const char **accounts = calloc(n + 1, sizeof(*accounts)), **families = calloc(n + 1, sizeof(*families));
+	bool ok = accounts != NULL && families != NULL;
+
+	for (size_t i = 0; ok && i < d->running_len; i++, k++)
+		accounts[k] = d->running[i].account, families[k] = d->running[i].family;
+	for (size_t i = 0; ok && i < d->tickets_len; i++, k++)
+		accounts[k] = d->tickets[i].account, families[k] = d->tickets[i].family;
+	if (ok)
+		ok = status_budgets(store, cfg, accounts, families, k, (double)now, &d->budgets, &d->budgets_len, err);
+	else
+		strlcpy(err->message, "out of memory", sizeof(err->message));
+	free(accounts);
+	free(families);
+	return ok;
+}
+
 static int
 status_exec(struct args *args)
 {
@@ -303,6 +409,8 @@ status_exec(struct args *args)
 
 	if (args_has(args, OPT_SHORT) && (args_has(args, OPT_JSON) || args_has(args, OPT_ALL)))
 		return usage_error(&cmd_status_entry, "--short takes neither --json nor --all");
+	if (args_has(args, OPT_COLOR) && !cmd_color_set(args_get(args, OPT_COLOR)))
+		return usage_error(&cmd_status_entry, "--color=%s: not always, never or auto", args_get(args, OPT_COLOR));
 	if (!(args_has(args, OPT_SHORT) ? cmd_state_look(&st, &cfg) : cmd_state_open(&st, &cfg, true)))
 		return 1;
 	d.cfg = &cfg;
@@ -313,10 +421,12 @@ status_exec(struct args *args)
 	    (!args_has(args, OPT_SHORT) &&
 	    (!store_running(st.store, NULL, NULL, &d.running, &d.running_len, &error) ||
 	    !store_tickets(st.store, NULL, NULL, &d.tickets, &d.tickets_len, &error) ||
-	    !store_adaptive_limits(st.store, NULL, NULL, &d.limits, &d.limits_len, &error))))
+	    !store_adaptive_limits(st.store, NULL, NULL, &d.limits, &d.limits_len, &error))) ||
+	    !load_budgets(st.store, &cfg, &d, now, &error))
 		warnx_visible("%s", error.message);
 	else if (args_has(args, OPT_SHORT))
-		rc = status_print_short(d.breakers, d.breakers_len, d.counts, d.counts_len, now);
+		rc = status_print_short(d.breakers, d.breakers_len, d.counts, d.counts_len, d.budgets,
+		    d.budgets_len, now);
 	else
 		rc = print_status(&d, args_has(args, OPT_JSON), args_has(args, OPT_ALL), now, st.store);
 	free(d.breakers);
@@ -324,6 +434,7 @@ status_exec(struct args *args)
 	free(d.running);
 	free(d.tickets);
 	free(d.limits);
+	free(d.budgets);
 	cmd_state_close(&st);
 	return rc;
 }
@@ -337,6 +448,8 @@ static const struct cmd_help status_help[] = {
 	{ "--short", "one line for a prompt or status bar: the blocking breakers with the time left, "
 	  "and \"ok\" for the other families that ran in the last 24 hours; nothing when there are none",
 	  "tmux set -g status-right '#(rlwrap status --short 2>/dev/null)'" },
+	{ "--color[=WHEN]", "colour the states: always (the default for --color), never, or auto (on a "
+	  "terminal, unless NO_COLOR is set; the default)", "rlwrap status --color=always | less -R" },
 	{ "--help", "this text", "rlwrap status --help" },
 	{ NULL, NULL, NULL },
 };
@@ -347,7 +460,7 @@ const struct cmd_entry cmd_status_entry = {
 	.longopts = status_longopts,
 	.lower = 0,
 	.upper = 0,
-	.usage = "status [--json] [--all] | --short",
+	.usage = "status [--json] [--all] [--color[=WHEN]] | --short",
 	.summary = "show the open and half-open breakers and the last 24 hours of runs",
 	.help = status_help,
 	.exec = status_exec,

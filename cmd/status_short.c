@@ -56,11 +56,33 @@ family_blocked(const struct short_item *items, size_t n, const char *family)
 	return false;
 }
 
-/* Appends the blocking breakers, then "family ok" for the families that ran
- * lately and block nothing; returns the count. */
+/* "claude budget 3m": a budget without room for the next spawn, unless a
+ * breaker of the family already says it is blocked. */
+static size_t
+budget_items(const struct budget_state *budgets, size_t nbudgets, time_t now, struct short_item *items,
+    size_t n)
+{
+	char left[32];
+
+	for (size_t i = 0; i < nbudgets; i++) {
+		const struct budget_state *s = &budgets[i];
+
+		if (s->room || family_blocked(items, n, s->family))
+			continue;
+		format_left(s->room_at - (double)now, left, sizeof(left));
+		strlcpy(items[n].family, s->family, sizeof(items[n].family));
+		snprintf(items[n].text, sizeof(items[n].text), "%s budget %s", s->family, left);
+		n++;
+	}
+	return n;
+}
+
+/* Appends the blocking breakers and budgets, then "family ok" for the
+ * families that ran lately and block nothing; returns the count. */
 static size_t
 short_items(const struct breaker *rows, size_t nrows, const struct family_counts *counts,
-    size_t ncounts, time_t now, struct short_item *items)
+    size_t ncounts, const struct budget_state *budgets, size_t nbudgets, time_t now,
+    struct short_item *items)
 {
 	struct probe_lease self;
 	size_t n = 0;
@@ -80,6 +102,7 @@ short_items(const struct breaker *rows, size_t nrows, const struct family_counts
 		    view == VIEW_OPEN ? left : "probing");
 		n++;
 	}
+	n = budget_items(budgets, nbudgets, now, items, n);
 	for (size_t i = 0; i < ncounts; i++) {
 		if (strcmp(counts[i].family, "generic") == 0 || family_blocked(items, n, counts[i].family))
 			continue;
@@ -92,15 +115,15 @@ short_items(const struct breaker *rows, size_t nrows, const struct family_counts
 
 int
 status_print_short(const struct breaker *rows, size_t nrows, const struct family_counts *counts,
-    size_t ncounts, time_t now)
+    size_t ncounts, const struct budget_state *budgets, size_t nbudgets, time_t now)
 {
-	struct short_item *items = calloc(nrows + ncounts + 1, sizeof(*items));
+	struct short_item *items = calloc(nrows + ncounts + nbudgets + 1, sizeof(*items));
 	char shown[sizeof(items->text) * 4];
 	size_t n;
 
 	if (items == NULL)
 		return 1;
-	n = short_items(rows, nrows, counts, ncounts, now, items);
+	n = short_items(rows, nrows, counts, ncounts, budgets, nbudgets, now, items);
 	qsort(items, n, sizeof(*items), by_family_then_text);
 	for (size_t i = 0; i < n; i++)   /* family, scope and account came from the store */
 		printf("%s%s", i > 0 ? SHORT_SEPARATOR : "", visible_text(items[i].text, shown, sizeof(shown)));

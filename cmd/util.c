@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "timeparse.h"
@@ -22,6 +23,34 @@ cmd_find(const char *name)
 	return NULL;
 }
 
+static enum { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER } color_mode;
+
+bool
+cmd_color_set(const char *when)
+{
+	if (when == NULL || *when == '\0' || strcmp(when, "always") == 0)
+		color_mode = COLOR_ALWAYS;
+	else if (strcmp(when, "never") == 0)
+		color_mode = COLOR_NEVER;
+	else if (strcmp(when, "auto") == 0)
+		color_mode = COLOR_AUTO;
+	else
+		return false;
+	return true;
+}
+
+bool
+cmd_color(int fd)
+{
+	const char *no_color = getenv("NO_COLOR"), *term = getenv("TERM");
+
+	if (color_mode != COLOR_AUTO)
+		return color_mode == COLOR_ALWAYS;
+	return (no_color == NULL || *no_color == '\0') && isatty(fd) && (term == NULL || strcmp(term, "dumb") != 0);
+}
+
+/* A refusal ("refused: ...", cmd/run_gate.c) has its first word in red
+ * when stderr takes colour: the one line a person must not miss. */
 void
 warnx_visible(const char *fmt, ...)
 {
@@ -31,7 +60,11 @@ warnx_visible(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
-	warnx("%s", visible_text(raw, shown, sizeof(shown)));
+	visible_text(raw, shown, sizeof(shown));
+	if (strncmp(shown, "refused:", 8) == 0 && cmd_color(STDERR_FILENO))
+		warnx(COLOR_RED "refused" COLOR_OFF "%s", shown + 7);
+	else
+		warnx("%s", shown);
 }
 
 void
@@ -47,6 +80,12 @@ print_visible(const char *fmt, ...)
 }
 
 int
+usage_status(const struct cmd_entry *entry)
+{
+	return entry == &cmd_run_entry ? EXIT_INTERNAL : EXIT_USAGE;
+}
+
+int
 usage_error(const struct cmd_entry *entry, const char *fmt, ...)
 {
 	char raw[VISIBLE_LINE_MAX / 4], shown[VISIBLE_LINE_MAX];
@@ -57,7 +96,7 @@ usage_error(const struct cmd_entry *entry, const char *fmt, ...)
 	va_end(ap);
 	warnx("%s", visible_text(raw, shown, sizeof(shown)));
 	fprintf(stderr, "usage: rlwrap %s\n", entry->usage);
-	return EXIT_USAGE;
+	return usage_status(entry);
 }
 
 static bool
@@ -108,11 +147,33 @@ longopts_with_help(const struct cmd_entry *entry, struct option *opts, size_t n)
 	return true;
 }
 
+/* `--wait 2h -- cmd`: the next word taken as the value of an option of
+ * optional value, when the entry says it is one and something follows it;
+ * the last word is not taken, but named in the form that would have been. */
+static bool
+take_detached_value(const struct cmd_entry *entry, int opt, int argc, char **argv,
+    const char **value)
+{
+	const char *spelled = argv[optind - 1], *word = argv[optind];
+
+	if (*value != NULL || entry->takes_value == NULL || optind >= argc ||
+	    !entry->takes_value(opt, word))
+		return true;
+	if (optind + 1 < argc) {
+		*value = argv[optind++];
+		return true;
+	}
+	usage_error(entry, "%s %s: no command; a value goes attached (%s%s%s), then the command",
+	    spelled, word, spelled, strncmp(spelled, "--", 2) == 0 ? "=" : "", word);
+	return false;
+}
+
 bool
 args_parse(const struct cmd_entry *entry, int argc, char **argv, struct args *args)
 {
 	struct option opts[48];
 	char optstring[128], name[64];
+	const char *value;
 	int opt;
 
 	memset(args, 0, sizeof(*args));
@@ -138,8 +199,12 @@ args_parse(const struct cmd_entry *entry, int argc, char **argv, struct args *ar
 			    optopt != 0 ? option_name(entry, optopt, name, sizeof(name)) : argv[optind - 1]);
 			return false;
 		}
-		args_store(args, opt, optarg);
+		value = optarg;
+		if (!take_detached_value(entry, opt, argc, argv, &value))
+			return false;
+		args_store(args, opt, value);
 	}
+	args->after_dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
 	args->operands = argv + optind;
 	args->count = argc - optind;
 	if (args->help)

@@ -45,12 +45,15 @@ wait_clock_read(const void *clock)
 
 static void no_op(int signo) { (void)signo; }
 
-/* A handler meanwhile, so that an inherited SIG_IGN does not swallow them. */
+/* A handler meanwhile, so that an inherited SIG_IGN does not swallow them.
+ * SIGCONT is taken too (blocking it never keeps the process stopped): after
+ * fg the live line is drawn again at once, not when its text next changes. */
+#define WAIT_SIGNALS 4
 struct wait_signals {
 	sigset_t set, old_mask;
-	struct sigaction old[3];
+	struct sigaction old[WAIT_SIGNALS];
 };
-static const int wait_signos[3] = { SIGINT, SIGTERM, SIGHUP };
+static const int wait_signos[WAIT_SIGNALS] = { SIGINT, SIGTERM, SIGHUP, SIGCONT };
 
 static void
 signals_block(struct wait_signals *ws)
@@ -61,17 +64,17 @@ signals_block(struct wait_signals *ws)
 	sa.sa_handler = no_op;
 	sigemptyset(&sa.sa_mask);
 	sigemptyset(&ws->set);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < WAIT_SIGNALS; i++)
 		sigaddset(&ws->set, wait_signos[i]);
 	sigprocmask(SIG_BLOCK, &ws->set, &ws->old_mask);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < WAIT_SIGNALS; i++)
 		sigaction(wait_signos[i], &sa, &ws->old[i]);
 }
 
 static void
 signals_restore(const struct wait_signals *ws)
 {
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < WAIT_SIGNALS; i++)
 		sigaction(wait_signos[i], &ws->old[i], NULL);
 	sigprocmask(SIG_SETMASK, &ws->old_mask, NULL);
 }
@@ -181,6 +184,18 @@ next_step(const struct wait_loop *w, const struct wait_view *v, const struct wai
 	return step;
 }
 
+/* What a nap's signal means: SIGCONT (back from a stop) a redraw, another
+ * the end of the wait (128 + n). */
+static int
+after_nap(struct wait_view *v, int signo)
+{
+	if (signo == SIGCONT) {
+		v->shown[0] = '\0';
+		return WAIT_MORE;
+	}
+	return signo != 0 ? 128 + signo : WAIT_MORE;
+}
+
 int
 wait_loop_run(const struct wait_loop *w, struct wait_reason *r)
 {
@@ -208,10 +223,10 @@ wait_loop_run(const struct wait_loop *w, struct wait_reason *r)
 		if (w->await != NULL && r->until <= 0) {
 			if (w->await(w->arg, next_step(w, &view, r, now)))
 				r->next_check = 0;
-			if ((signo = nap(&ws, 0)) != 0)
-				rc = 128 + signo;
-		} else if ((signo = nap(&ws, next_step(w, &view, r, now))) != 0)
-			rc = 128 + signo;
+			signo = nap(&ws, 0);
+		} else
+			signo = nap(&ws, next_step(w, &view, r, now));
+		rc = after_nap(&view, signo);
 	}
 	view_end(&view);
 	signals_restore(&ws);

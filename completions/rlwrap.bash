@@ -3,17 +3,28 @@ _rlwrap() {
 	local cur prev words cword
 	_init_completion || return
 
-	local commands="run classify-failure record status reset trip wait recover history usage help"
+	local commands="run classify-failure record status reset trip wait recover history usage config help"
 	local families="claude codex gemini pi opencode cursor qwen goose amp copilot generic"
 	local reasons="none rate-limit usage-limit credit-exhausted overloaded unavailable auth timeout invalid-request agent-error no-result exit-nonzero"
-	local wrapper_opts="--family --model --account --wait --retry --raw-stream --signal-file --force --quiet --pty --no-pty --no-record --help --version"
+	local wrapper_opts="--family --model --account --wait --retry --raw-stream --signal-file --force --quiet --pty --no-pty --no-record --color --help --version"
+	local states="running finished lost refused"
 	local sub="" i
 
+	# The wrapper's options end at the first operand: after it (and after
+	# "--") everything is the command's.  A value of -f, -m, -a, --raw-stream
+	# or --signal-file is not an operand.
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
 		--) _command_offset $((i + 1)); return ;;
+		-f|--family|-m|--model|-a|--account|--raw-stream|--signal-file) ((i++)) ;;
 		-*) ;;
-		*) sub=${words[i]}; break ;;
+		*)
+			if [[ -z $sub && " $commands " == *" ${words[i]} "* ]]; then
+				sub=${words[i]}
+				[[ $sub == run ]] && continue
+				break
+			fi
+			_command_offset "$i"; return ;;
 		esac
 	done
 
@@ -26,11 +37,14 @@ _rlwrap() {
 			COMPREPLY=($(compgen -P "reason=" -W "$reasons" -- "${cur#reason=}"))
 		elif [[ $cur == family=* ]]; then
 			COMPREPLY=($(compgen -P "family=" -W "$families" -- "${cur#family=}"))
+		elif [[ $cur == state=* ]]; then
+			COMPREPLY=($(compgen -P "state=" -W "$states" -- "${cur#state=}"))
 		else
 			compopt -o nospace
-			COMPREPLY=($(compgen -W "reason= family= model= account= exit= cwd=" -- "$cur"))
+			COMPREPLY=($(compgen -W "reason= family= model= account= exit= cwd= state=" -- "$cur"))
 		fi
 		return ;;
+	--by) COMPREPLY=($(compgen -W "key family model account" -- "$cur")); return ;;
 	esac
 
 	case $sub in
@@ -42,16 +56,21 @@ _rlwrap() {
 		fi ;;
 	classify-failure) COMPREPLY=($(compgen -W "--json --all --family --exit-code --now --pty --screen --help" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
 	record) COMPREPLY=($(compgen -W "--family --model --account --exit-code --help" -- "$cur")); [[ $cur == -* ]] || _filedir ;;
-	status) COMPREPLY=($(compgen -W "--json --all --short --help" -- "$cur")) ;;
+	status) COMPREPLY=($(compgen -W "--json --all --short --color --help" -- "$cur")) ;;
 	reset) COMPREPLY=($(compgen -W "--all --help $families" -- "$cur")) ;;
-	trip) COMPREPLY=($(compgen -W "--for --until --reason --help $families" -- "$cur")) ;;
+	trip) COMPREPLY=($(compgen -W "--for --until --reason --force --help $families" -- "$cur")) ;;
 	wait) COMPREPLY=($(compgen -W "--timeout --help $families" -- "$cur")) ;;
 	recover) COMPREPLY=($(compgen -W "--filter --since --limit --json --yes --wait --max-attempts --include-lost --follow-symlinks --help" -- "$cur")) ;;
 	history) COMPREPLY=($(compgen -W "--json --since --limit --filter --help" -- "$cur")) ;;
 	usage) COMPREPLY=($(compgen -W "--json --since --by --help" -- "$cur")) ;;
+	config) COMPREPLY=($(compgen -W "check show --help" -- "$cur")) ;;
 	help) COMPREPLY=($(compgen -W "--help $commands" -- "$cur")) ;;
-	run) COMPREPLY=($(compgen -W "$wrapper_opts" -- "$cur") $(compgen -c -- "$cur")) ;;
-	*) _command_offset "$i" ;;
+	run)
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W "$wrapper_opts" -- "$cur"))
+		else
+			COMPREPLY=($(compgen -c -- "$cur"))
+		fi ;;
 	esac
 }
 complete -F _rlwrap rlwrap

@@ -687,10 +687,11 @@ check_config_input(const uint8_t *data, size_t size)
 	if (ftruncate(fuzz_config_fd, 0) != 0 ||
 	    pwrite(fuzz_config_fd, data, size, 0) != (ssize_t)size)
 		return "cannot write the temporary file";
-	if (config_load_file(&cfg, fuzz_config_path, err, sizeof(err)))
-		why = fuzz_check_config_loaded(&cfg);
-	else
-		why = fuzz_check_config_error(err, fuzz_config_path, data, size);
+	/* A config with problems is used too (its bad keys at their defaults). */
+	(void)config_load_file(&cfg, fuzz_config_path, err, sizeof(err));
+	why = fuzz_check_config_loaded(&cfg);
+	for (size_t i = 0; why == NULL && i < cfg.problems_len && i < CONFIG_PROBLEMS_MAX; i++)
+		why = fuzz_check_config_error(cfg.problems[i], fuzz_config_path, data, size);
 	config_free(&cfg);
 	return why;
 }

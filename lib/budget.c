@@ -96,6 +96,8 @@ budget_look(struct store *store, const struct budget_key *key, double now, doubl
 		double until, used;
 
 		look_one(&key->budgets[i], rows, count, now, tokens, &room, &until, &used);
+		if (i < CONFIG_BUDGETS_MAX)
+			out->used_each[i] = used;
 		if (room || (!out->room && until <= out->until))
 			continue;
 		out->room = false;

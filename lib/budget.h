@@ -32,6 +32,7 @@ struct budget_look {
 	size_t which;          /* no room: the budget that lacks it (the latest until) */
 	double used;           /* ... and what its window holds */
 	size_t expired;        /* the key's rows past their window, still stored */
+	double used_each[CONFIG_BUDGETS_MAX];  /* what each budget's window holds (`status`) */
 };
 
 /* A reservation prunes the key's rows past their window once this many

@@ -569,7 +569,8 @@ take_terminal(struct child *c, const struct child_spec *spec)
 		return;
 	c->terminal_given_back = false;
 	n = spec->track_screen ? ansi_screen_reenter(&c->screen, seq) : 0;
-	put_all(c->dest[CHILD_OUT], seq, n);
+	if (n > 0)
+		put_all(c->dest[CHILD_OUT], seq, n);
 	if (spec->term != NULL && spec->term->fd >= 0) {
 		term_enter_raw(spec->term, spec->term->fd);
 		if (c->pty_master >= 0 && pty_copy_winsize(spec->term->fd, c->pty_master))
@@ -578,6 +579,9 @@ take_terminal(struct child *c, const struct child_spec *spec)
 	/* Its screen was put away under it: ask it to draw it again. */
 	if (n > 0 && c->pty_master >= 0 && !c->reaped && (fg = tcgetpgrp(c->pty_master)) > 0)
 		kill(-fg, SIGWINCH);
+	if (c->held && !c->reaped && kill(child_target(c), SIGCONT) < 0)
+		kill(c->pid, SIGCONT);
+	c->held = false;
 }
 
 /* Lets the signals that came while we were stopped through (the handler
@@ -600,15 +604,40 @@ continue_child(struct child *c, const struct child_spec *spec)
 	take_terminal(c, spec);
 	if (c->pid <= 0 || c->reaped)
 		return;
+	/* Still in the background: a command on the terminal itself would stop
+	 * at its first draw or mode change (SIGTTOU), so it stays stopped,
+	 * held, until take_terminal() finds us in the foreground; unless a
+	 * signal that came meanwhile (kill %1: TERM, then CONT) is for it to
+	 * act on, which it does only running. */
+	if (c->terminal_given_back && c->pty_master >= 0 && !c->signalled) {
+		c->held = true;
+		return;
+	}
 	if (kill(child_target(c), SIGCONT) < 0)
 		kill(c->pid, SIGCONT);
 }
 
 /* After a stop: the pending signals (the SIGCONT that ended the stop is
  * this resumption's), then the child continued. */
+/* A signal for the command, come while we were stopped (not yet let through). */
+static bool
+signal_for_child_pending(void)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+	sigset_t pending;
+
+	if (sigpending(&pending) != 0)
+		return true;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigismember(&pending, sigs[i]) == 1)
+			return true;
+	return false;
+}
+
 static void
 resume_child(struct child *c, const struct child_spec *spec)
 {
+	c->signalled = signal_for_child_pending();
 	deliver_pending();
 	got_cont = 0;
 	continue_child(c, spec);
@@ -629,6 +658,11 @@ suspend_self(struct child *c, const struct child_spec *spec, int sig)
 		c->terminal_given_back = true;
 	}
 	stop_self(sig);
+	/* Continued in the background (bg): stopped again as the command itself
+	 * would be, for output (the shell says "Stopped (tty output)"); where
+	 * the kernel discards that (an orphaned group), it is held instead. */
+	if (c->pty_master >= 0 && !in_foreground(c, spec) && !signal_for_child_pending())
+		stop_self(SIGTTOU);
 	got_tstp = 0;   /* a stop that came with this one is done */
 	resume_child(c, spec);
 }

@@ -97,6 +97,8 @@ struct child {
 	struct ansi_screen screen;    /* with track_screen: what stdout did to the terminal */
 	bool terminal_given_back;     /* stopped, or continued in the background: modes and
 	                                 screen are as rlwrap found them until the foreground */
+	bool held;                    /* pty mode: left stopped until rlwrap is in the foreground */
+	bool signalled;               /* a signal for it came while we were stopped: never held */
 	int status;                   /* wait status, once reaped */
 	bool reaped;
 	size_t unread[CHILD_STREAMS]; /* bytes the child left in each pipe when it exited */

@@ -14,14 +14,74 @@
 
 #include "conf.h"
 #include "dialect.h"
+#include "textutil.h"
 #include "timeparse.h"
 
-/* What the inih handler carries: the config and the first error seen. */
+/* What the inih handler carries: the config, and where the reader is (the
+ * reader counts lines, so that each problem names its own). */
 struct parse_state {
 	struct config *cfg;
-	char error[256];
-	bool failed;
+	const char *path;
+	FILE *fp;
+	int line;
+	bool after_key;   /* the last line read was a key's: an indented one continues it */
 };
+
+const char *const config_sections[] = { "wrapper", "breaker", "store", "hooks", "family", NULL };
+
+static const char *const wrapper_keys[] = { "wait", "retry", "quiet", "pty", "orphan", NULL };
+static const char *const breaker_keys[] = {
+	"enabled", "trip_on", "min_confidence", "on_store_error", "on_config_error",
+	"cooldown_rate_limit", "cooldown_usage_limit", "cooldown_credit_exhausted", "max_cooldown",
+	"max_provider_reset", "probe_timeout", NULL
+};
+static const char *const store_keys[] = {
+	"path", "url", "schema", "keep_runs", "keep_days", "connect_timeout", "statement_timeout",
+	"memo_ttl", NULL
+};
+static const char *const hooks_keys[] = { "on_trip", "on_close", "on_wait", "timeout", NULL };
+static const char *const family_keys[] = {
+	"commands", "account", "config_dir_env", "max_concurrent", "budget", "estimate", NULL
+};
+
+static const char *
+nearest(const char *const *words, const char *name)
+{
+	const char *best = NULL;
+	int best_d = 3, d;
+
+	for (; *words != NULL; words++)
+		if ((d = edit_distance(name, *words, 2)) < best_d)
+			best = *words, best_d = d;
+	return best;
+}
+
+const char *
+config_key_near(const char *section, const char *name)
+{
+	static const char *const *const keys[] = { wrapper_keys, breaker_keys, store_keys, hooks_keys,
+		family_keys };
+
+	for (size_t i = 0; config_sections[i] != NULL; i++)
+		if (strcmp(section, config_sections[i]) == 0)
+			return nearest(keys[i], name);
+	return NULL;
+}
+
+static void config_problem(struct config *cfg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+config_problem(struct config *cfg, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cfg->problems_len < CONFIG_PROBLEMS_MAX) {
+		va_start(ap, fmt);
+		vsnprintf(cfg->problems[cfg->problems_len], CONFIG_PROBLEM_MAX, fmt, ap);
+		va_end(ap);
+	}
+	cfg->problems_len++;
+}
 
 void
 config_defaults(struct config *cfg)
@@ -77,18 +137,31 @@ config_default_path(char *buf, size_t size)
 
 static bool fail(struct parse_state *ps, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Keeps the first error only: inih reports the line of the first one. */
+/* A bad value: the problem at the reader's line; the key keeps its default. */
 static bool
 fail(struct parse_state *ps, const char *fmt, ...)
 {
+	char what[CONFIG_PROBLEM_MAX];
 	va_list ap;
 
-	if (!ps->failed) {
-		va_start(ap, fmt);
-		vsnprintf(ps->error, sizeof(ps->error), fmt, ap);
-		va_end(ap);
-	}
-	ps->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	config_problem(ps->cfg, "%s:%d: %s; the default is used", ps->path, ps->line, what);
+	return false;
+}
+
+static bool
+unknown_key(struct parse_state *ps, const char *section, const char *shown, const char *name)
+{
+	const char *near = config_key_near(section, name);
+
+	if (near != NULL)
+		config_problem(ps->cfg, "%s:%d: unknown key '%s' in [%s] (did you mean %s?); ignored, "
+		    "%s keeps its default", ps->path, ps->line, name, shown, near, near);
+	else
+		config_problem(ps->cfg, "%s:%d: unknown key '%s' in [%s]; ignored", ps->path, ps->line,
+		    name, shown);
 	return false;
 }
 
@@ -163,12 +236,17 @@ add_trip_reason(struct parse_state *ps, const char *name, void *arg)
 static bool
 set_trip_on(struct parse_state *ps, const char *value)
 {
+	struct config defaults;
 	char list[1024];
 
 	if (strlcpy(list, value, sizeof(list)) >= sizeof(list))
 		return fail(ps, "trip_on: value too long");
 	memset(ps->cfg->trip_on, 0, sizeof(ps->cfg->trip_on));
-	return for_each_item(list, add_trip_reason, ps, NULL);
+	if (for_each_item(list, add_trip_reason, ps, NULL))
+		return true;
+	config_defaults(&defaults);
+	memcpy(ps->cfg->trip_on, defaults.trip_on, sizeof(defaults.trip_on));
+	return false;
 }
 
 static bool
@@ -220,7 +298,13 @@ breaker_option(struct parse_state *ps, const char *name, const char *value)
 		cfg->on_store_error = strcmp(value, "open") == 0 ? STORE_ERROR_OPEN : STORE_ERROR_CLOSED;
 		return true;
 	}
-	return fail(ps, "unknown key '%s' in [breaker]", name);
+	if (strcmp(name, "on_config_error") == 0) {
+		if (strcmp(value, "open") != 0 && strcmp(value, "closed") != 0)
+			return fail(ps, "on_config_error: '%s' is not open or closed", value);
+		cfg->on_config_error = strcmp(value, "open") == 0 ? CONFIG_ERROR_OPEN : CONFIG_ERROR_CLOSED;
+		return true;
+	}
+	return unknown_key(ps, "breaker", "breaker", name);
 }
 
 static bool
@@ -249,8 +333,10 @@ wrapper_key(struct parse_state *ps, const char *name, const char *value)
 		return true;
 	}
 	if (strcmp(name, "retry") == 0) {
-		if (!parse_count(value, &cfg->wrapper_retry) || cfg->wrapper_retry > 100)
+		if (!parse_count(value, &cfg->wrapper_retry) || cfg->wrapper_retry > 100) {
+			cfg->wrapper_retry = 0;
 			return fail(ps, "retry: '%s' is not a whole number from 0 to 100", value);
+		}
 		return true;
 	}
 	if (strcmp(name, "quiet") == 0) {
@@ -271,7 +357,7 @@ wrapper_key(struct parse_state *ps, const char *name, const char *value)
 		cfg->wrapper_orphan_keep = strcmp(value, "keep") == 0;
 		return true;
 	}
-	return fail(ps, "unknown key '%s' in [wrapper]", name);
+	return unknown_key(ps, "wrapper", "wrapper", name);
 }
 
 static bool
@@ -310,13 +396,15 @@ store_key(struct parse_state *ps, const char *name, const char *value)
 	if (strcmp(name, "url") == 0 && strncmp(value, "postgresql://", 13) != 0 && strncmp(value, "postgres://", 11) != 0)
 		return fail(ps, "url: not a postgresql:// or postgres:// URL");
 	if (strcmp(name, "path") != 0 && strcmp(name, "url") != 0)
-		return fail(ps, "unknown key '%s' in [store]", name);
+		return unknown_key(ps, "store", "store", name);
 	if (strncmp(value, "~/", 2) == 0 && home != NULL)
 		n = snprintf(cfg->store_path, sizeof(cfg->store_path), "%s/%s", home, value + 2);
 	else
 		n = snprintf(cfg->store_path, sizeof(cfg->store_path), "%s", value);
-	if (*value == '\0' || n < 0 || (size_t)n >= sizeof(cfg->store_path))
+	if (*value == '\0' || n < 0 || (size_t)n >= sizeof(cfg->store_path)) {
+		cfg->store_path[0] = '\0';
 		return fail(ps, "path: '%s' is empty or too long", value);
+	}
 	return true;
 }
 
@@ -528,8 +616,10 @@ family_key(struct parse_state *ps, const char *family, const char *name, const c
 		return for_each_item(list, add_command, ps, fc->name);
 	}
 	if (strcmp(name, "account") == 0) {
-		if (*value == '\0' || strlcpy(fc->account, value, sizeof(fc->account)) >= sizeof(fc->account))
+		if (*value == '\0' || strlcpy(fc->account, value, sizeof(fc->account)) >= sizeof(fc->account)) {
+			fc->account[0] = '\0';
 			return fail(ps, "account: '%s' is empty or too long", value);
+		}
 		return true;
 	}
 	if (strcmp(name, "config_dir_env") == 0) {
@@ -542,9 +632,11 @@ family_key(struct parse_state *ps, const char *family, const char *name, const c
 		fc->auto_min = fc->auto_max = 0;
 		if (strncmp(value, "auto", 4) == 0)
 			return parse_auto(ps, value, fc);
-		if (!parse_count(value, &fc->max_concurrent) || fc->max_concurrent > 100000)
+		if (!parse_count(value, &fc->max_concurrent) || fc->max_concurrent > 100000) {
+			fc->max_concurrent = 0;
 			return fail(ps, "max_concurrent: '%s' is not a whole number from 0 (no limit) to 100000",
 			    value);
+		}
 		return true;
 	}
 	if (strcmp(name, "budget") == 0) {
@@ -566,7 +658,12 @@ family_key(struct parse_state *ps, const char *family, const char *name, const c
 		fc->estimate_tokens = e.amount;
 		return true;
 	}
-	return fail(ps, "unknown key '%s' in [family.%s]", name, family);
+	{
+		char shown[CONFIG_FAMILY_MAX + 8];
+
+		snprintf(shown, sizeof(shown), "family.%s", family);
+		return unknown_key(ps, "family", shown, name);
+	}
 }
 
 static const char *const hook_event_names[HOOK_EVENTS] = {
@@ -597,35 +694,106 @@ hooks_key(struct parse_state *ps, const char *name, const char *value)
 		strlcpy(cfg->hooks[e], value, sizeof(cfg->hooks[e]));
 		return true;
 	}
-	return fail(ps, "unknown key '%s' in [hooks] (on_trip, on_close, on_wait, timeout)", name);
-}
-
-static int
-config_entry(void *user, const char *section, const char *name, const char *value)
-{
-	struct parse_state *ps = user;
-
-	if (ps->failed)
-		return 0;
-	if (strcmp(section, "wrapper") == 0)
-		return wrapper_key(ps, name, value);
-	if (strcmp(section, "breaker") == 0)
-		return breaker_option(ps, name, value);
-	if (strcmp(section, "store") == 0)
-		return store_key(ps, name, value);
-	if (strcmp(section, "hooks") == 0)
-		return hooks_key(ps, name, value);
-	if (strncmp(section, "family.", 7) == 0)
-		return family_key(ps, section + 7, name, value);
-	if (*section == '\0')
-		return fail(ps, "key '%s' outside any section", name);
-	return fail(ps, "unknown section [%s]", section);
+	return unknown_key(ps, "hooks", "hooks", name);
 }
 
 /* inih reads lines into 200 bytes (198, the newline and a NUL): a longer
  * line would be read in pieces and later
  * lines misnumbered, and it stops at a NUL byte; so such files are refused. */
 #define CONFIG_LINE_MAX 198
+
+/* Every line is read: a problem is kept in cfg and the next line read on,
+ * so inih is always told the line was fine.  An unknown section was
+ * reported at its header (scan_lines()); its keys are skipped. */
+static int
+config_entry(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse_state *ps = user;
+
+	if (strcmp(section, "wrapper") == 0)
+		(void)wrapper_key(ps, name, value);
+	else if (strcmp(section, "breaker") == 0)
+		(void)breaker_option(ps, name, value);
+	else if (strcmp(section, "store") == 0)
+		(void)store_key(ps, name, value);
+	else if (strcmp(section, "hooks") == 0)
+		(void)hooks_key(ps, name, value);
+	else if (strncmp(section, "family.", 7) == 0)
+		(void)family_key(ps, section + 7, name, value);
+	else if (*section == '\0')
+		config_problem(ps->cfg, "%s:%d: key '%s' outside any section; ignored", ps->path, ps->line,
+		    name);
+	return 1;
+}
+
+
+static bool
+section_known(const char *name)
+{
+	if (strncmp(name, "family.", 7) == 0)
+		return true;
+	/* "family" alone is the head of [family.NAME], not a section */
+	for (size_t i = 0; config_sections[i] != NULL; i++)
+		if (strcmp(name, config_sections[i]) == 0 && strcmp(name, "family") != 0)
+			return true;
+	return false;
+}
+
+/* [familiy.claude] -> family.claude, [stroe] -> store. */
+static void
+section_suggestion(const char *name, char *buf, size_t size)
+{
+	const char *dot = strchr(name, '.');
+	char head[32];
+	const char *near;
+
+	buf[0] = '\0';
+	snprintf(head, sizeof(head), "%.*s", dot != NULL ? (int)(dot - name) : (int)strlen(name), name);
+	if ((near = nearest(config_sections, head)) == NULL)
+		return;
+	if (strcmp(near, "family") == 0)
+		snprintf(buf, size, " (did you mean [family.%s]?)", dot != NULL ? dot + 1 : "NAME");
+	else if (dot == NULL)
+		snprintf(buf, size, " (did you mean [%s]?)", near);
+}
+
+/* One line as inih reads it (INI_ALLOW_MULTILINE, ';' and '#' comments):
+ * a section header is checked here, at its own line (inih tells the
+ * handler of a section only at its first key, and never of an empty one),
+ * and a line inih cannot read is reported. */
+static void
+scan_line(struct parse_state *ps, char *line)
+{
+	bool *after_key = &ps->after_key;
+	char *s = line + strspn(line, " \t"), *end, hint[64];
+
+	s[strcspn(s, "\r\n")] = '\0';
+	if (*s == '\0' || *s == ';' || *s == '#' || (s > line && *after_key))
+		return;
+	if (*s == '[') {
+		*after_key = false;
+		if ((end = strchr(s, ']')) == NULL) {
+			config_problem(ps->cfg, "%s:%d: syntax error (no ']' after the section name); ignored",
+			    ps->path, ps->line);
+			return;
+		}
+		*end = '\0';
+		if (!section_known(s + 1)) {
+			section_suggestion(s + 1, hint, sizeof(hint));
+			config_problem(ps->cfg, "%s:%d: unknown section [%s]%s; its keys are ignored",
+			    ps->path, ps->line, s + 1, hint);
+		}
+		return;
+	}
+	if (strcspn(s, "=:") == strlen(s)) {
+		config_problem(ps->cfg, "%s:%d: syntax error (expected [section] or key = value); ignored",
+		    ps->path, ps->line);
+		return;
+	}
+	*after_key = true;
+}
+
+
 
 /* The first line that is too long or holds a NUL byte, 0 when none. */
 static int
@@ -691,35 +859,59 @@ fail:
 	return false;
 }
 
+/* ini_reader: fgets, counting lines, and each line checked as it is read,
+ * so that the problems come in file order. */
+static char *
+read_counting(char *str, int num, void *stream)
+{
+	struct parse_state *ps = stream;
+	char *got = fgets(str, num, ps->fp), line[CONFIG_LINE_MAX + 2];
+
+	if (got == NULL)
+		return NULL;
+	ps->line++;
+	strlcpy(line, str + (ps->line == 1 && strncmp(str, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0),
+	    sizeof(line));
+	scan_line(ps, line);
+	return got;
+}
+
+/* The file's lines into cfg; a problem of the whole file is the only one. */
+static void
+parse_file(struct config *cfg, const char *path)
+{
+	const char *why = NULL;
+	struct parse_state ps = { .cfg = cfg, .path = path };
+	char error[CONFIG_PROBLEM_MAX];
+	int line;
+
+	if (!open_config(path, &ps.fp, error, sizeof(error))) {
+		config_problem(cfg, "%s; the file is ignored, every key has its default", error);
+		return;
+	}
+	if (ps.fp == NULL)
+		return;
+	if ((line = bad_line(ps.fp, &why)) > 0) {
+		fclose(ps.fp);
+		config_problem(cfg, "%s:%d: %s; the file is ignored, every key has its default", path,
+		    line, why);
+		return;
+	}
+	line = ini_parse_stream(read_counting, &ps, config_entry, &ps);
+	fclose(ps.fp);
+	if (line < 0)
+		config_problem(cfg, "%s: %s", path, line == -2 ? "out of memory" : "cannot read");
+	strlcpy(cfg->loaded_from, path, sizeof(cfg->loaded_from));
+}
+
 bool
 config_load_file(struct config *cfg, const char *path, char *err, size_t errsize)
 {
-	const char *why = NULL;
-	struct parse_state ps = { .cfg = cfg };
-	FILE *fp;
-	int line;
-
 	config_defaults(cfg);
-	if (!open_config(path, &fp, err, errsize))
-		return false;
-	if (fp == NULL)
+	parse_file(cfg, path);
+	if (cfg->problems_len == 0)
 		return true;
-	if ((line = bad_line(fp, &why)) > 0) {
-		fclose(fp);
-		snprintf(err, errsize, "%s:%d: %s", path, line, why);
-		return false;
-	}
-	line = ini_parse_file(fp, config_entry, &ps);
-	fclose(fp);
-	if (line == 0) {
-		strlcpy(cfg->loaded_from, path, sizeof(cfg->loaded_from));
-		return true;
-	}
-	if (line < 0)
-		snprintf(err, errsize, "%s: %s", path, line == -2 ? "out of memory" : "cannot read");
-	else
-		snprintf(err, errsize, "%s:%d: %s", path, line,
-		    ps.failed ? ps.error : "syntax error (expected [section] or key = value)");
+	strlcpy(err, cfg->problems[0], errsize);
 	return false;
 }
 

@@ -24,6 +24,15 @@
 /* How long a host trusts an open breaker it read from a server store. */
 #define CONFIG_MEMO_TTL_DEFAULT 30.0
 
+/* on_config_error: what a config with problems does (docs/design.md section 8). */
+enum config_error_policy {
+	CONFIG_ERROR_OPEN,   /* say which line is wrong, use that key's default, go on (default) */
+	CONFIG_ERROR_CLOSED  /* refuse: the wrapper exits 125, state commands 1 */
+};
+/* Problems kept, each "FILE:LINE: what is wrong; what was done instead". */
+#define CONFIG_PROBLEMS_MAX 16
+#define CONFIG_PROBLEM_MAX 400
+
 enum store_error_policy {
 	STORE_ERROR_OPEN,    /* warn once and run the child anyway (default) */
 	STORE_ERROR_CLOSED   /* refuse, exit 75 */
@@ -91,6 +100,7 @@ struct config {
 	double max_provider_reset;
 	double probe_timeout;
 	enum store_error_policy on_store_error;
+	enum config_error_policy on_config_error;
 	/* [store] */
 	char store_path[PATH_MAX];           /* path or url; "" = not set; "~/" expanded */
 	char store_schema[64];               /* PostgreSQL schema; "" = the default */
@@ -109,6 +119,9 @@ struct config {
 	size_t families_len;
 	/* The file that was read, "" when none existed. */
 	char loaded_from[PATH_MAX];
+	/* Every problem found, in file order; problems_len may exceed what is kept. */
+	char problems[CONFIG_PROBLEMS_MAX][CONFIG_PROBLEM_MAX];
+	size_t problems_len;
 };
 
 /* The built-in defaults of docs/design.md and rlwrap.conf(5). */
@@ -123,13 +136,23 @@ bool config_default_path(char *buf, size_t size);
 
 /*
  * Defaults, then the file at path on top.  A missing file is not an error
- * (cfg keeps the defaults, loaded_from stays "").  On a bad section, key or
- * value, or an unreadable file, returns false with "path:line: message" in
- * err; cfg then holds the defaults plus whatever came before the error.
+ * (cfg keeps the defaults, loaded_from stays "").  Every bad section, key,
+ * value or line is a problem in cfg->problems ("path:line: message; what
+ * was done"): the key keeps its default, an unknown section's keys are
+ * ignored, and a file that cannot be read as text (unreadable, not a regular
+ * file, a NUL byte, a line inih would misread) is ignored whole.  Returns
+ * false when there was a problem, the first one in err; cfg is usable
+ * either way (the caller decides by on_config_error).
  */
 bool config_load_file(struct config *cfg, const char *path, char *err, size_t errsize);
 /* config_load_file() on config_default_path(). */
 bool config_load(struct config *cfg, char *err, size_t errsize);
+
+/* The known sections and keys, for `config show` and suggestions. */
+extern const char *const config_sections[];
+/* The key of section ("family" for [family.NAME]) nearest name (two edits
+ * at most), or NULL. */
+const char *config_key_near(const char *section, const char *name);
 
 /* "trip", "close", "wait": the event's name, also RLWRAP_EVENT. */
 const char *hook_event_name(enum hook_event event);

@@ -89,6 +89,7 @@ store_options_resolve(struct store_options *opts, const char *config_path,
 	if (n < 0 || (size_t)n >= sizeof(opts->path))
 		return set_error(err, STORE_ERR_OPEN, "state file path too long");
 	n = machine_file(opts->journal_path, sizeof(opts->journal_path));
+	opts->parent_must_exist = n < 0 || strcmp(opts->path, opts->journal_path) != 0;
 	if (n < 0 || (size_t)n >= sizeof(opts->journal_path) || strrchr(opts->journal_path, '/') == NULL)
 		opts->journal_path[0] = '\0';
 	else
@@ -136,10 +137,23 @@ store_make_parent_dirs(const char *path, struct store_error *err)
 	}
 }
 
+/* "host=db dbname=x": libpq's keyword/value form starts with a keyword
+ * (letters and '_') and '=' (spaces allowed around it). */
+static bool
+is_conninfo_keywords(const char *s)
+{
+	size_t n;
+
+	s += strspn(s, " \t");
+	n = strspn(s, "abcdefghijklmnopqrstuvwxyz_");
+	return n > 0 && s[n + strspn(s + n, " \t")] == '=';
+}
+
 bool
 store_is_server_url(const char *path)
 {
-	return strncmp(path, "postgresql:", 11) == 0 || strncmp(path, "postgres:", 9) == 0;
+	return strncmp(path, "postgresql:", 11) == 0 || strncmp(path, "postgres:", 9) == 0 ||
+	    is_conninfo_keywords(path);
 }
 
 bool

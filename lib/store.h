@@ -58,6 +58,10 @@ struct store_options {
 	long keep_runs;       /* 0 = no limit */
 	long keep_days;       /* 0 = no limit */
 	bool read_only;       /* a read-only snapshot (immutable): no creating, no migrating */
+	/* A path someone named (RLWRAP_DB, [store] path) other than the default
+	 * location: its directory must exist, since a typo in a shared path would
+	 * otherwise make a private store no one else sees. */
+	bool parent_must_exist;
 	/* PostgreSQL only: */
 	char schema[64];             /* the schema the tables live in */
 	double connect_timeout;      /* seconds */
@@ -167,7 +171,8 @@ bool store_options_resolve(struct store_options *opts, const char *config_path,
  * timeouts in seconds (<= 0 = STORE_TIMEOUT_DEFAULT). */
 void store_options_server(struct store_options *opts, const char *schema,
     double connect_timeout, double statement_timeout);
-/* Is path a PostgreSQL URL (postgresql:// or postgres://)? */
+/* Is path a PostgreSQL URL (postgresql:// or postgres://), or a libpq
+ * keyword string (host=... dbname=...)?  Never a file name then. */
 bool store_is_server_url(const char *path);
 
 /*

@@ -266,6 +266,33 @@ configure_library(void)
 	done = true;
 }
 
+/* Only a regular file is a store (SQLite would write /dev/null-journal
+ * next to /dev/null), and a named path's directory must exist. */
+static bool
+check_path(const struct store_options *opts, struct store_error *err)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+	bool missing;
+
+	if (stat(opts->path, &st) == 0)
+		return S_ISREG(st.st_mode) ? true : set_error(err, STORE_ERR_OPEN,
+		    "%s: not a regular file (%s): a state file is a file of its own", opts->path,
+		    S_ISDIR(st.st_mode) ? "a directory" : S_ISCHR(st.st_mode) ? "a device" : "a special file");
+	if (!opts->parent_must_exist || opts->read_only)
+		return true;
+	strlcpy(dir, opts->path, sizeof(dir));
+	if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
+		return true;
+	*slash = '\0';
+	errno = 0;
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return true;
+	missing = errno == ENOENT;   /* stat failed, or errno 0 after a success (not a directory) */
+	return set_error(err, STORE_ERR_OPEN, "%s: %s %s; only the default location's directory is "
+	    "created", opts->path, dir, missing ? "does not exist" : "is not a directory");
+}
+
 static bool
 open_db(struct sqlite_store *sq, const struct store_options *opts, struct store_error *err)
 {
@@ -273,6 +300,8 @@ open_db(struct sqlite_store *sq, const struct store_options *opts, struct store_
 	char uri[PATH_MAX + 32];
 	int rc;
 
+	if (!check_path(opts, err))
+		return false;
 	if (!opts->read_only && (!store_make_parent_dirs(opts->path, err) || !create_file(opts->path, err)))
 		return false;
 	configure_library();

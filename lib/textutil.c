@@ -417,3 +417,35 @@ has_key_colon_or_rare(const char *s, size_t len, const char *key, size_t n, cons
 #endif
 	return has_rare(s, len, rare, m) || has_key_colon(s, len, key, n);
 }
+
+/* Three rows of the optimal string alignment table suffice: a
+ * transposition looks two rows back. */
+int
+edit_distance(const char *a, const char *b, int limit)
+{
+	enum { WORD_MAX = 64 };
+	int rows[3][WORD_MAX], *prev2 = rows[0], *prev = rows[1], *cur = rows[2], *t;
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la >= WORD_MAX || lb >= WORD_MAX)
+		return limit + 1;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int cost = a[i - 1] != b[j - 1], best = prev[j - 1] + cost;
+
+			if (prev[j] + 1 < best)
+				best = prev[j] + 1;
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    prev2[j - 2] + 1 < best)
+				best = prev2[j - 2] + 1;
+			cur[j] = best;
+		}
+		t = prev2, prev2 = prev, prev = cur, cur = t;
+	}
+	return prev[lb] > limit ? limit + 1 : prev[lb];
+}

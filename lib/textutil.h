@@ -67,4 +67,9 @@ size_t clean_copy_str(char *dst, size_t size, const char *src);
  * dst of capacity size, cut on a character boundary, invalid bytes dropped. */
 size_t utf8_copy(char *dst, size_t size, const char *src);
 
+/* The Damerau-Levenshtein distance (optimal string alignment) between a and
+ * b, counted up to limit: limit + 1 when it is more (or a word is longer
+ * than 63 bytes).  For "did you mean" suggestions. */
+int edit_distance(const char *a, const char *b, int limit);
+
 #endif

@@ -35,12 +35,12 @@ eight() {
 	run "$RLWRAP" status
 	assert_success
 	printf '[family.claude]\nbudget = 30000 tokens a minute\n' > "$RLWRAP_CONFIG"
-	run "$RLWRAP" status
+	run "$RLWRAP" config check
 	assert_failure 1
 	assert_output --partial "budget: '30000 tokens a minute' is not AMOUNT tokens|usd|runs per DURATION"
 	printf '[family.claude]\nestimate = 5 runs\n' > "$RLWRAP_CONFIG"
 	run "$RLWRAP" status
-	assert_failure 1
+	assert_success
 	assert_output --partial "estimate: '5 runs' is not N tokens"
 }
 
@@ -184,4 +184,50 @@ eight() {
 	assert_success
 	run -75 "$RLWRAP" --wait=1s -f claude -- "$PROVIDER" 10 0
 	assert_output --partial 'no room in the budget 4 runs per 1h0m (4 used)'
+}
+
+# runs_budget: two runs per hour for claude, both spent now (room again
+# when their minute's bucket has left the window: 13:01).
+runs_budget() {
+	export RLWRAP_TEST_NOW=$NOW
+	printf '[family.claude]\nbudget = 2 runs per 1h\n' > "$RLWRAP_CONFIG"
+	"$RLWRAP" -f claude -- true
+	"$RLWRAP" -f claude -- true
+}
+
+@test "status, status --json and status --short show each budget: use, window, when room returns" {
+	runs_budget
+	run "$RLWRAP" status
+	assert_success
+	assert_line "budget claude (account default): 2 of 2 runs per 1h0m used; no room until 2026-11-30T13:01:00Z (2026-11-30 13:01 UTC, in 1h1m)"
+	run "$RLWRAP" status --short
+	assert_success
+	assert_output "claude budget 1h01m"
+	run "$RLWRAP" status --json
+	assert_success
+	assert_equal "$(jq -c '.budgets[0] | [.family, .account, .budget, .used, .room, .room_at]' <<< "$output")" \
+		'["claude","default","2 runs per 1h0m",2,false,"2026-11-30T13:01:00Z"]'
+}
+
+@test "a budget refusal names the budget and its time in --signal-file" {
+	runs_budget
+	run -75 "$RLWRAP" --wait=1m --signal-file sig.json -f claude -- true
+	assert_output --partial "no room in the budget 2 runs per 1h0m (2 used)"
+	assert_equal "$(jq -c '[.reason, .resets_at, .refused_by, .budget]' sig.json)" \
+		'["budget","2026-11-30T13:01:00Z","budget","the budget 2 runs per 1h0m (2 used)"]'
+}
+
+@test "a spawn waiting for budget room is shown as waiting for the budget" {
+	runs_budget
+	"$RLWRAP" -f claude -- true > /dev/null 2>&1 &
+	local i
+	for i in $(seq 100); do
+		run "$RLWRAP" status
+		[[ $output == *"waiting for claude budget room"* ]] && break
+		sleep 0.1
+	done
+	assert_output --partial "waiting for claude budget room (2 runs per 1h0m, account default) until 2026-11-30T13:01:00Z"
+	refute_output --partial "waiting for a claude slot"
+	run "$RLWRAP" status --json
+	assert_equal "$(jq -c '.waiting[0] | [.for, .budget]' <<< "$output")" '["budget","2 runs per 1h0m"]'
 }

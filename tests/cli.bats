@@ -117,9 +117,9 @@ long_options() {
 	assert_output --partial "no such command: nosuch"
 }
 
-@test "no arguments is a usage error" {
+@test "no arguments is the wrapper's usage error, exit 125" {
 	run "$RLWRAP"
-	assert_failure 2
+	assert_failure 125
 	assert_output --partial "usage:"
 }
 
@@ -164,4 +164,172 @@ long_options() {
 	run "$RLWRAP" classify-failure /nonexistent/stream.jsonl
 	assert_failure 1
 	assert_output --partial "/nonexistent/stream.jsonl"
+}
+
+# Fake commands named like the values and the typo: a marker if one runs.
+fake_commands() {
+	local name
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	for name in "$@"; do
+		printf '#!/bin/sh\ntouch "%s/ran-%s"\n' "$BATS_TEST_TMPDIR" "$name" > "$BATS_TEST_TMPDIR/bin/$name"
+		chmod +x "$BATS_TEST_TMPDIR/bin/$name"
+	done
+	PATH="$BATS_TEST_TMPDIR/bin:$PATH"
+}
+
+@test "--wait 2h -- true and -w 5m -- true take the value; the value never runs" {
+	fake_commands 2h 5m
+	run "$RLWRAP" --wait 2h -- sh -c 'echo "child ran"'
+	assert_success
+	assert_output "child ran"
+	run "$RLWRAP" -w 5m -- true
+	assert_success
+	run "$RLWRAP" -r 2 -- true
+	assert_success
+	[ ! -e "$BATS_TEST_TMPDIR/ran-2h" ] && [ ! -e "$BATS_TEST_TMPDIR/ran-5m" ] || fail "a value ran as a command"
+	run "$RLWRAP" history
+	assert_success
+	refute_output --partial "2h"
+	refute_output --partial "5m"
+	assert_output --partial ": true"
+}
+
+@test "an optional value with no command after it names the attached form" {
+	fake_commands 2h
+	run "$RLWRAP" --wait 2h
+	assert_failure 125
+	assert_line --index 0 --partial "--wait=2h"
+	run "$RLWRAP" -w 5m
+	assert_failure 125
+	assert_line --index 0 --partial "-w5m"
+	[ ! -e "$BATS_TEST_TMPDIR/ran-2h" ] || fail "2h ran"
+}
+
+@test "a first operand like a duration, a number or a mistyped subcommand never runs" {
+	fake_commands 2h 3
+	run "$RLWRAP" statsu
+	assert_failure 125
+	assert_line --index 0 --partial "did you mean \`rlwrap status\`"
+	run "$RLWRAP" 2h claude -p hi
+	assert_failure 125
+	assert_line --index 0 --partial "--wait=2h"
+	run "$RLWRAP" 3 true
+	assert_failure 125
+	assert_line --index 0 --partial "--retry=3"
+	[ ! -e "$BATS_TEST_TMPDIR/ran-2h" ] && [ ! -e "$BATS_TEST_TMPDIR/ran-3" ] || fail "a value ran as a command"
+	# Nothing recorded: the store was never opened.
+	[ ! -e "$RLWRAP_DB" ] || [ "$(db 'select count(*) from runs')" = 0 ] || fail "a run was recorded"
+	# After --, the word is the command, whatever it looks like.
+	run "$RLWRAP" -- 2h
+	assert_success
+	[ -e "$BATS_TEST_TMPDIR/ran-2h" ] || fail "-- 2h did not run 2h"
+}
+
+@test "a word two edits from a subcommand still runs when it is a command" {
+	fake_commands statsu
+	run "$RLWRAP" statsu
+	assert_success
+	[ -e "$BATS_TEST_TMPDIR/ran-statsu" ] || fail "statsu did not run"
+}
+
+@test "every command whose standard output cannot be written exits 1" {
+	local cmd line want covered=" "
+	export RLWRAP_TEST_NOW=$NOW
+	cd "$BATS_TEST_TMPDIR" || fail "no test directory"
+	printf '%s\n' '{"type":"result","is_error":true,"result":"rate limit"}' > limit.jsonl
+	run "$RLWRAP" -- true
+	assert_success
+	# The status wanted, then one invocation, the command first.  wait
+	# writes nothing on standard output, so it has nothing to fail.
+	while read -r want line; do
+		# shellcheck disable=SC2086
+		run sh -c '"$0" "$@" > /dev/full' "$RLWRAP" $line
+		[ "$status" -eq "$want" ] || fail "rlwrap $line >/dev/full exited $status: $output"
+		[ "$want" = 0 ] || assert_output --partial "standard output"
+		covered="$covered${line%% *} "
+	done <<-'EOF2'
+		1 --version
+		1 --help
+		1 help
+		1 help trip
+		1 trip --help
+		1 classify-failure --json limit.jsonl
+		1 classify-failure limit.jsonl
+		1 record --family claude limit.jsonl
+		1 history
+		1 history --json
+		1 usage
+		1 recover
+		1 recover --json
+		1 trip --for 1h claude
+		1 status
+		1 status --json
+		1 status --short
+		1 reset claude
+		1 config show
+		1 config check
+		0 wait --timeout 1 claude
+	EOF2
+	for cmd in $(commands); do
+		[ "$cmd" = run ] || [[ $covered == *" $cmd "* ]] || fail "$cmd is not checked against /dev/full"
+	done
+}
+
+# complete WORD...: what bash completion offers for the last word (a
+# stand-in for bash-completion's helpers; _command_offset says where the
+# command starts).
+complete() {
+	cat > "$BATS_TEST_TMPDIR/complete-words.sh" <<-'EOF2'
+		_init_completion() { cur=${COMP_WORDS[COMP_CWORD]}; prev=${COMP_WORDS[COMP_CWORD-1]}
+			words=("${COMP_WORDS[@]}"); cword=$COMP_CWORD; }
+		_filedir() { :; }; _command_offset() { echo "command at $1"; }; compopt() { :; }
+		source "$1"; shift
+		COMP_WORDS=(rlwrap "$@"); COMP_CWORD=$#; COMPREPLY=()
+		_rlwrap
+		printf '%s\n' "${COMPREPLY[@]}"
+	EOF2
+	bash "$BATS_TEST_TMPDIR/complete-words.sh" "$SRC/completions/rlwrap.bash" "$@"
+}
+
+@test "bash completion: filter keys and their values, --by values, nothing of ours after the command" {
+	run complete history --filter ''
+	assert_line "state="
+	assert_line "reason="
+	run complete recover --filter state=
+	assert_line "state=running"
+	assert_line "state=lost"
+	run complete usage --by ''
+	assert_line "family"
+	assert_line "account"
+	run complete -f claude claude ''
+	assert_output "command at 3"
+	run complete run -q codex --
+	assert_output "command at 3"
+	run complete -f claude --
+	assert_line -- "--signal-file"
+	run complete config ''
+	assert_line "check"
+	assert_line "show"
+}
+
+@test "the README's tour is what examples/demo prints" {
+	local readme demo
+	mkdir -p "$BATS_TEST_TMPDIR/t"
+	readme=$(sed -n '/^<!-- tour: the output of examples\/demo -->$/,/^<!-- \/tour -->$/p' "$SRC/README.md" |
+		sed '1d;$d;s/^    //')
+	[ -n "$readme" ] || fail "no tour in README.md"
+	demo=$(TZ=UTC TMPDIR="$BATS_TEST_TMPDIR/t" RLWRAP_TEST_NOW=1796058000 RLWRAP="$RLWRAP" \
+		"$SRC/examples/demo" 2>&1 | sed "s|$BATS_TEST_TMPDIR/t/rlwrap-demo\.[A-Za-z0-9]*|/tmp/rlwrap-demo|g")
+	demo=$(sed '1{/^$/d}' <<< "$demo")
+	assert_equal "$demo" "$readme"
+}
+
+@test "the README's usage block lists every command" {
+	local cmd usage
+	usage=$(sed -n '/^## Usage$/,/^## /p' "$SRC/README.md")
+	for cmd in $(commands); do
+		[ "$cmd" = run ] && continue
+		grep -qE "^    rlwrap $cmd( |$)" <<< "$usage" || fail "README's usage block lacks $cmd"
+	done
+	grep -q -- "--version" <<< "$usage" || fail "README's usage block lacks --version"
 }

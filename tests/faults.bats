@@ -242,7 +242,7 @@ fail_open_check() {
 	fail_open_check "${as[@]}"
 	[[ $WARN == *"cannot create"* ]] || fail "warning: $WARN"
 	RLWRAP_DB="$RO_DIR/sub/state.db" fail_open_check "${as[@]}"
-	[[ $WARN == *"cannot create directory"* ]] || fail "warning: $WARN"
+	[[ $WARN == *"$RO_DIR/sub does not exist"* ]] || fail "warning: $WARN"
 	[ -z "$(ls -A "$RO_DIR")" ]
 }
 
@@ -264,7 +264,7 @@ fail_open_check() {
 	RLWRAP_DB="$dir/fresh.db" fail_open_check
 	[[ $WARN == *"Read-only file system"* ]] || fail "warning: $WARN"
 	RLWRAP_DB="$dir/sub/state.db" fail_open_check
-	[[ $WARN == *"cannot create directory"* ]] || fail "warning: $WARN"
+	[[ $WARN == *"$dir/sub does not exist"* ]] || fail "warning: $WARN"
 }
 
 # ---- children that misbehave ----

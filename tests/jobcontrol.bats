@@ -273,7 +273,7 @@ start_tui() {
 	wait_screen '^rc=0$'
 }
 
-@test "bg runs the job on without the terminal; fg gives it back" {
+@test "bg: the job stops for tty output, as the agent would, and fg gives it back" {
 	type_line "stty -g > before; $RLWRAP -- cat"
 	wait_screen '^\$ .*-- cat$'
 	wait_raw
@@ -281,15 +281,15 @@ start_tui() {
 	wait_screen 'Stopped +.*rlwrap -- cat'
 	type_line 'bg'
 	wait_screen 'rlwrap -- cat &$'
-	# In the background it neither reads the terminal nor changes it.
+	# In the background it would need the terminal: it stops again, for
+	# output, with the command held stopped, the terminal left alone.
 	type_line 'jobs -l'
-	wait_screen 'Running +.*rlwrap -- cat &'
+	wait_screen 'Stopped \(tty output\) +.*rlwrap -- cat'
 	screen_restored
 	type_line 'fg'
 	wait_screen '^[^$]*rlwrap -- cat$'
-	# fg sends a running job no signal: rlwrap finds the terminal its own
-	# by looking (every 100 ms).  Keys typed before it has it raw again are
-	# echoed by the shell's cooked terminal too.
+	# Keys typed before it has the terminal raw again are echoed by the
+	# shell's cooked terminal too.
 	wait_raw
 	tm send-keys -l 'back'
 	tm send-keys Enter
@@ -300,6 +300,23 @@ start_tui() {
 	type_line 'echo "rc=$?"'
 	wait_screen '^rc=0$'
 	screen_restored
+}
+
+@test "a backgrounded agent that draws is held stopped until it is in the foreground" {
+	type_line "$RLWRAP -- sh -c 'echo \$\$ > agent.pid; while :; do echo tick; sleep 0.1; done'"
+	wait_screen '^tick$'
+	tm send-keys C-z
+	wait_screen 'Stopped +.*rlwrap -- sh'
+	type_line 'bg'
+	type_line 'jobs -l'
+	wait_screen 'Stopped \(tty output\) +.*rlwrap -- sh'
+	# The agent itself is stopped, not drawing over the shell.
+	[ "$(awk '{ print $3 }' "/proc/$(cat agent.pid)/stat")" = T ] || fail "the agent runs in the background"
+	type_line 'clear; fg'
+	wait_screen '^tick$'
+	[ "$(awk '{ print $3 }' "/proc/$(cat agent.pid)/stat")" != T ] || fail "the agent is still stopped"
+	tm send-keys C-c
+	wait_prompt
 }
 
 @test "with no job-control shell above it, a stopped agent is continued, never stranded" {
@@ -313,4 +330,23 @@ start_tui() {
 	wait_screen '^tui: key a'
 	tm send-keys s b
 	wait_screen '^tui: key b'
+}
+
+@test "the --wait countdown is drawn again as soon as fg continues it" {
+	"$RLWRAP" trip --for 3d30m claude > /dev/null
+	# "3d0h left" for half an hour: the line's text does not change, so
+	# only the continue can draw it again within the bound.
+	type_line "$RLWRAP --wait=4d -f claude -- true"
+	wait_screen 'waiting for claude.* left$'
+	tm send-keys C-z
+	wait_screen 'Stopped +.*rlwrap --wait=4d'
+	type_line 'clear'
+	wait_screen '^\$$'
+	[ "$(screen | grep -c ' left$')" = 0 ] || fail "the screen was not cleared"
+	type_line 'fg'
+	wait_screen 'waiting for claude.* left$' 20
+	tm send-keys C-c
+	wait_prompt
+	type_line 'echo "rc=$?"'
+	wait_screen '^rc=130$'
 }

@@ -99,9 +99,12 @@ wait_waiting() {
 	assert_output --partial "claude (scope *, account team)"
 	run -75 "$RLWRAP" -- ./my-agent
 	! ran
+	# A bad value is said, with its line, and the command runs all the same.
 	printf '[breaker]\nenabled = maybe\n' > "$RLWRAP_CONFIG"
-	run -125 "$RLWRAP" -- claude
+	run "$RLWRAP" -- sh -c 'echo child ran'
+	assert_success
 	assert_output --partial "$RLWRAP_CONFIG:2:"
+	assert_line "child ran"
 }
 
 # ---- the arithmetic, through the wrapper ----
@@ -311,6 +314,8 @@ wait_waiting() {
 	assert_equal "$(breaker_field claude state)" half-open
 	run -75 "$RLWRAP" -- claude
 	assert_output --partial "half-open on usage-limit, a probe (pid $probe on"
+	assert_output --regexp "a probe \(pid $probe on [^)]*\) runs until [0-9]"
+	refute_output --partial "until until"
 	! ran
 	kill -KILL "$probe"
 	exits 137 wait "$probe"   # killed by SIGKILL: 128 + 9
@@ -415,7 +420,7 @@ unprivileged() {
 @test "fail-open: a state directory that cannot be created" {
 	sqlite_only
 	touch file
-	RLWRAP_DB="$BATS_TEST_TMPDIR/file/sub/state.db" fail_open_check "cannot create directory"
+	RLWRAP_DB="$BATS_TEST_TMPDIR/file/sub/state.db" fail_open_check "file/sub is not a directory"
 }
 
 @test "fail-open: a read-only state file still refuses what it blocks, and runs the rest" {
@@ -524,6 +529,19 @@ unprivileged() {
 	assert_failure 75
 	printf '[wrapper]\nwait = sometimes\n' > "$RLWRAP_CONFIG"
 	run "$RLWRAP" -- true
-	assert_failure 125
+	assert_success
 	assert_output --partial "wait: 'sometimes'"
+}
+
+@test "every exit rewrites --signal-file: rlwrap's own 125 too, never a stale one" {
+	echo stale > sig.json
+	run -125 "$RLWRAP" --signal-file sig.json --raw-stream /nonexistent/dir/raw -- true
+	assert_equal "$(jq -c '[.exit_code, .refused, .refused_by, .argv]' sig.json)" '[125,true,"error",["true"]]'
+	echo stale > sig.json
+	printf '[breaker]\non_config_error = closed\nbogus = 1\n' > "$RLWRAP_CONFIG"
+	run -125 "$RLWRAP" --signal-file sig.json -- true
+	assert_equal "$(jq -c '[.exit_code, .refused_by]' sig.json)" '[125,"error"]'
+	echo stale > sig.json
+	run -125 "$RLWRAP" --signal-file sig.json --family gpt -- true
+	assert_equal "$(jq -r .exit_code sig.json)" 125
 }

@@ -3,6 +3,7 @@
 # record; fail-open on broken stores; many writers at once.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 setup() {
 	common_setup
@@ -17,7 +18,7 @@ setup() {
 	run "$RLWRAP" status --json
 	assert_success
 	assert_equal "$(echo "$output" | jq -c 'keys')" \
-		'["adaptive_limits","backend","breakers","journal","now","releases","running","runs_24h","store","waiting"]'
+		'["adaptive_limits","backend","breakers","budgets","journal","now","releases","running","runs_24h","store","waiting"]'
 	if on_postgresql; then
 		echo "$output" | jq -e '.backend == "postgresql" and .journal.in_use == false and .journal.pending_runs == 0'
 	else
@@ -268,11 +269,67 @@ setup() {
 	assert_equal "$rc" 130
 }
 
-@test "a bad config file is an error naming the file and line" {
+@test "a bad config key is named with its file and line, and the command goes on" {
 	printf '[breaker]\nenabled = true\ncooldown = 5m\n' > "$RLWRAP_CONFIG"
 	run "$RLWRAP" status
-	assert_failure 1
+	assert_success
 	assert_output --partial "$RLWRAP_CONFIG:3: unknown key 'cooldown' in [breaker]"
+	assert_output --partial "no open breakers"
+}
+
+@test "a typo in the config never stops an agent or the state commands" {
+	printf '[family.claude]\nmax_concurent = 3\n[stroe]\npath = /elsewhere\n[empty]\n' > "$RLWRAP_CONFIG"
+	run --separate-stderr "$RLWRAP" -- sh -c 'echo child ran'
+	assert_success
+	assert_output "child ran"
+	# Said once, each at its own line, with the key meant.
+	assert_equal "$(grep -c "max_concurent" <<< "$stderr")" 1
+	[[ $stderr == *"$RLWRAP_CONFIG:2: unknown key 'max_concurent' in [family.claude] (did you mean max_concurrent?)"* ]] ||
+		fail "no line for the key: $stderr"
+	[[ $stderr == *"$RLWRAP_CONFIG:3: unknown section [stroe] (did you mean [store]?)"* ]] ||
+		fail "no line for the section: $stderr"
+	[[ $stderr == *"$RLWRAP_CONFIG:5: unknown section [empty]"* ]] || fail "the empty section passed: $stderr"
+	run "$RLWRAP" trip --for 1h claude
+	assert_success
+	run --separate-stderr "$RLWRAP" status --short
+	assert_success
+	assert_output --regexp '^claude 1h'
+	run "$RLWRAP" reset claude
+	assert_success
+	assert_output --partial "closed 1 breaker"
+}
+
+@test "on_config_error = closed refuses with a bad config: 125 for the wrapper, 1 for state commands" {
+	printf '[breaker]\non_config_error = closed\nbogus = 1\n' > "$RLWRAP_CONFIG"
+	run "$RLWRAP" -- sh -c 'echo child ran'
+	assert_failure 125
+	refute_output --partial "child ran"
+	assert_output --partial "on_config_error = closed"
+	run "$RLWRAP" status
+	assert_failure 1
+	assert_output --partial "$RLWRAP_CONFIG:3: unknown key 'bogus' in [breaker]"
+}
+
+@test "config check prints every problem of the config and the store; config show masks passwords" {
+	run "$RLWRAP" config check
+	assert_success
+	assert_line --partial "config (none: the built-in defaults): ok"
+	printf '[breaker]\nmin_confidence = 2\n[hooks]\non_trip = curl https://me:hunter2@hooks.example/t\n[family.claude]\nmax_concurent = 3\nbudget = 30000 tokens per 1m\n[junk]\n' > "$RLWRAP_CONFIG"
+	run "$RLWRAP" config check
+	assert_failure 1
+	assert_line --partial "$RLWRAP_CONFIG:2: min_confidence"
+	assert_line --partial "$RLWRAP_CONFIG:6: unknown key 'max_concurent'"
+	assert_line --partial "$RLWRAP_CONFIG:8: unknown section [junk]"
+	assert_line --regexp '^store .*: ok'
+	run --separate-stderr "$RLWRAP" config show
+	assert_success
+	assert_line "[family.claude]"
+	assert_line "budget = 30000 tokens per 1m0s"
+	assert_line "min_confidence = 0.5"
+	assert_line "on_trip = curl https://me:***@hooks.example/t"
+	refute_output --partial hunter2
+	run "$RLWRAP" config frobnicate
+	assert_failure 2
 }
 
 @test "config: trip_on and min_confidence change what trips" {
@@ -318,7 +375,7 @@ unprivileged() {
 	RLWRAP_DB="$BATS_TEST_TMPDIR/file/sub/state.db" run "$RLWRAP" trip --for 1h claude
 	assert_failure 1
 	assert_equal "${#lines[@]}" 1
-	assert_output --partial "cannot create directory"
+	assert_output --partial "file/sub is not a directory"
 	local dir; dir=$(mktemp -d /tmp/rlwrap-ro.XXXXXX); chmod 555 "$dir"
 	RLWRAP_DB="$dir/state.db" run unprivileged "$RLWRAP" record /dev/null
 	rm -rf "$dir"
@@ -424,14 +481,137 @@ unprivileged() {
 	done
 }
 
-@test "a config with a NUL byte or a line over 198 bytes is refused, naming the line" {
+@test "a config with a NUL byte or a line over 198 bytes is ignored whole, naming the line" {
 	RLWRAP_CONFIG="$FIXTURES/fuzz/config/long-line-with-nul" run "$RLWRAP" status
-	assert_failure 1
-	assert_output --partial "long-line-with-nul:2: a NUL byte"
+	assert_success
+	assert_output --partial "long-line-with-nul:2: a NUL byte (not a text file); the file is ignored"
 	RLWRAP_CONFIG="$FIXTURES/fuzz/config/line-too-long" run "$RLWRAP" status
-	assert_failure 1
+	assert_success
 	assert_output --partial "line-too-long:4: line longer than 198 bytes"
-	RLWRAP_CONFIG="$FIXTURES/fuzz/config/line-of-199-bytes" run "$RLWRAP" status
+	RLWRAP_CONFIG="$FIXTURES/fuzz/config/line-of-199-bytes" run "$RLWRAP" config check
 	assert_failure 1
 	assert_output --partial "line-of-199-bytes:1: line longer than 198 bytes"
+}
+
+@test "RLWRAP_DB in a directory that does not exist is an error; only the default location is made" {
+	sqlite_only
+	RLWRAP_DB="$BATS_TEST_TMPDIR/typo/dir/state.db" run "$RLWRAP" status
+	assert_failure 1
+	assert_output --partial "$BATS_TEST_TMPDIR/typo/dir does not exist"
+	RLWRAP_DB="$BATS_TEST_TMPDIR/typo/dir/state.db" run "$RLWRAP" -- sh -c 'echo child ran'
+	assert_success
+	assert_line "child ran"
+	[ ! -e "$BATS_TEST_TMPDIR/typo" ] || fail "the directory was created"
+	# The default location is created as before.
+	unset RLWRAP_DB
+	run "$RLWRAP" -- true
+	assert_success
+	[ -f "$XDG_STATE_HOME/rlwrap/state.db" ] || fail "no store at the default location"
+}
+
+@test "a store that is not a regular file is refused, and nothing is made beside it" {
+	sqlite_only
+	mkfifo "$BATS_TEST_TMPDIR/fifo"
+	for db in /dev/null "$BATS_TEST_TMPDIR/fifo" "$BATS_TEST_TMPDIR"; do
+		RLWRAP_DB=$db run timeout 10 "$RLWRAP" status
+		assert_failure 1
+		assert_output --partial "$db: not a regular file"
+	done
+	[ ! -e /dev/null-journal ] && [ ! -e /dev/null-wal ] || fail "a file was made beside /dev/null"
+}
+
+@test "a libpq keyword string in RLWRAP_DB is a server, never a file name, its password never shown" {
+	cd "$BATS_TEST_TMPDIR" || fail "no test directory"
+	local conninfo="host=$BATS_TEST_TMPDIR/nosocket dbname=x password=hunter2"
+	RLWRAP_DB=$conninfo run timeout 20 "$RLWRAP" -- sh -c 'echo child ran'
+	assert_success
+	assert_line "child ran"
+	refute_output --partial hunter2
+	RLWRAP_DB=$conninfo run timeout 20 "$RLWRAP" config show
+	refute_output --partial hunter2
+	assert_line --partial "path = host="
+	[ -z "$(find "$BATS_TEST_TMPDIR" -maxdepth 1 -name 'host=*')" ] || fail "a file was named after the string"
+}
+
+@test "trip --until takes a clock time, local, today or else tomorrow" {
+	export TZ=Europe/Rome RLWRAP_TEST_NOW=2026-11-30T12:00:00Z   # 13:00 in Rome
+	run "$RLWRAP" trip --until 18:30 claude
+	assert_success
+	assert_output --partial "open until 2026-11-30T17:30:00Z"
+	run "$RLWRAP" trip --until 23:30 gemini
+	assert_success
+	assert_output --partial "open until 2026-11-30T22:30:00Z"
+	run "$RLWRAP" trip --until 9:15 codex
+	assert_success
+	assert_output --partial "open until 2026-12-01T08:15:00Z"
+	run "$RLWRAP" trip --until soonish codex
+	assert_failure 2
+	assert_output --partial "not a time"
+}
+
+@test "trip on a family nothing detects needs --force, and suggests the family meant" {
+	run "$RLWRAP" trip --for 1h cluade
+	assert_failure 2
+	assert_output --partial "cluade: not a family (did you mean claude?)"
+	run "$RLWRAP" status --json
+	refute_output --partial cluade
+	run "$RLWRAP" trip --force --for 1h my-agent
+	assert_success
+	assert_output --partial "my-agent (account default): open until"
+}
+
+@test "a shorter trip on an open breaker says it was not applied and why" {
+	export RLWRAP_TEST_NOW=$NOW
+	run "$RLWRAP" trip --for 1h claude
+	assert_success
+	run "$RLWRAP" trip --for 4s claude
+	assert_success
+	assert_line --index 0 --partial "open until 2026-11-30T13:00:00Z"
+	assert_line --index 1 --partial "not applied: the breaker was already open until 2026-11-30T13:00:00Z"
+	run "$RLWRAP" trip --for 2h claude
+	assert_success
+	assert_equal "${#lines[@]}" 1
+}
+
+@test "history names the signal that killed a run" {
+	run -131 "$RLWRAP" -- sh -c 'kill -QUIT $$'
+	run "$RLWRAP" history
+	assert_success
+	assert_output --partial "signal SIGQUIT"
+	refute_output --partial "exit=-1"
+}
+
+@test "a refusal whose stderr is a closed pipe still exits 75" {
+	run "$RLWRAP" trip --for 1h claude
+	assert_success
+	run perl -e 'pipe(my $r, my $w) or die; close $r; open(STDERR, ">&", $w) or die;
+		$SIG{PIPE} = "DEFAULT"; system(@ARGV); print $? & 127, " ", $? >> 8, "\n"' "$RLWRAP" -f claude -- true
+	assert_output "0 75"
+}
+
+# on_tty COMMAND: COMMAND's output on a terminal of its own (script(1)).
+on_tty() {
+	timeout 20 script -qec "$1" /dev/null < /dev/null | tr -d '\r'
+}
+
+@test "colour on a terminal only: status states and refusals, NO_COLOR and --color honoured" {
+	local esc=$'\e['
+	run "$RLWRAP" trip --for 1h claude
+	assert_success
+	run "$RLWRAP" status
+	[[ $output != *"$esc"* ]] || fail "colour into a pipe"
+	run "$RLWRAP" status --color=always
+	[[ $output == *"${esc}31mopen"* ]] || fail "no colour with --color=always: $output"
+	run on_tty "'$RLWRAP' status"
+	[[ $output == *"${esc}31mopen"* ]] || fail "no colour on a terminal: $output"
+	run on_tty "NO_COLOR=1 '$RLWRAP' status"
+	[[ $output != *"$esc"* ]] || fail "colour despite NO_COLOR: $output"
+	run on_tty "'$RLWRAP' status --color=never"
+	[[ $output != *"$esc"* ]] || fail "colour despite --color=never: $output"
+	run on_tty "'$RLWRAP' -f claude -- true"
+	[[ $output == *"rlwrap: ${esc}31mrefused${esc}0m: claude"* ]] || fail "a refusal on a terminal: $output"
+	run -75 "$RLWRAP" -f claude -- true
+	assert_output --partial "rlwrap: refused: claude"
+	run "$RLWRAP" status --color=sometimes
+	assert_failure 2
 }

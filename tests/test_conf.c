@@ -86,10 +86,48 @@ test_config_errors_name_file_and_line(void **state)
 	expect_config_error("[breaker]\ncooldown_usage_limit = soon\n", "/config:2: cooldown_usage_limit: 'soon'");
 	expect_config_error("[breaker]\non_store_error = maybe\n", ":2: on_store_error");
 	expect_config_error("[store]\nkeep_runs = -1\n", ":2: keep_runs");
-	expect_config_error("[stroe]\npath = /x\n", ":2: unknown section [stroe]");
+	expect_config_error("[stroe]\npath = /x\n", ":1: unknown section [stroe] (did you mean [store]?)");
+	expect_config_error("[wrapper]\n[bogus]\n", ":2: unknown section [bogus]");
+	expect_config_error("[familiy.claude]\n", "(did you mean [family.claude]?)");
+	expect_config_error("[family.claude]\nmax_concurent = 3\n",
+	    ":2: unknown key 'max_concurent' in [family.claude] (did you mean max_concurrent?)");
 	expect_config_error("enabled = 1\n", ":1: key 'enabled' outside any section");
 	expect_config_error("[family.a]\ncommands = x\n[family.b]\ncommands = x\n", ":4: commands: 'x' is already mapped");
 	expect_config_error("[breaker]\nthis line has no equals sign\n", ":2: syntax error");
+}
+
+/* A bad line costs its key only: every problem is kept, in file order, and
+ * every other key is read, before and after it. */
+static void
+test_config_problems_keep_defaults_and_the_rest(void **state)
+{
+	struct config cfg;
+	char err[512] = "";
+
+	(void)state;
+	assert_false(load_config_text("[breaker]\nmin_confidence = 2\ntrip_on = rate-limit, nope\n"
+	    "max_cooldown = 2h\n[wrapper]\nretry = 500\n[store]\npath =\n[junk]\nx = 1\n"
+	    "[family.claude]\nmax_concurrent = 3\nbudjet = 1 runs per 1m\n", &cfg, err, sizeof(err)));
+	assert_int_equal(cfg.problems_len, 6);
+	assert_non_null(strstr(cfg.problems[0], ":2: min_confidence"));
+	assert_non_null(strstr(cfg.problems[1], ":3: trip_on"));
+	assert_non_null(strstr(cfg.problems[2], ":6: retry"));
+	assert_non_null(strstr(cfg.problems[3], ":8: path"));
+	assert_non_null(strstr(cfg.problems[4], ":9: unknown section [junk]"));
+	assert_non_null(strstr(cfg.problems[5], ":13: unknown key 'budjet' in [family.claude] (did you mean budget?)"));
+	assert_string_equal(err, cfg.problems[0]);
+	assert_true(cfg.min_confidence == 0.5);
+	assert_true(cfg.trip_on[REASON_RATE_LIMIT] && cfg.trip_on[REASON_USAGE_LIMIT]);
+	assert_true(cfg.max_cooldown == 7200);
+	assert_int_equal(cfg.wrapper_retry, 0);
+	assert_string_equal(cfg.store_path, "");
+	assert_int_equal(config_max_concurrent(&cfg, "claude"), 3);
+	assert_int_equal(cfg.on_config_error, CONFIG_ERROR_OPEN);
+	config_free(&cfg);
+	assert_false(load_config_text("[breaker]\non_config_error = closed\nbogus = 1\n", &cfg, err,
+	    sizeof(err)));
+	assert_int_equal(cfg.on_config_error, CONFIG_ERROR_CLOSED);
+	config_free(&cfg);
 }
 
 static void
@@ -156,6 +194,7 @@ main(void)
 		cmocka_unit_test(test_config_defaults_and_missing_file),
 		cmocka_unit_test(test_config_values),
 		cmocka_unit_test(test_config_errors_name_file_and_line),
+		cmocka_unit_test(test_config_problems_keep_defaults_and_the_rest),
 		cmocka_unit_test(test_config_account_resolution),
 		cmocka_unit_test(test_config_account_from_environment),
 	};

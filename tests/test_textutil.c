@@ -181,6 +181,18 @@ test_key_searches_on_every_path(void **state)
 	cpu_features_cap(CPU_AVX2 | CPU_AVX512BW);
 }
 
+static void
+test_edit_distance_counts_transpositions(void **state)
+{
+	(void)state;
+	assert_int_equal(edit_distance("status", "status", 2), 0);
+	assert_int_equal(edit_distance("statsu", "status", 2), 1);   /* one transposition */
+	assert_int_equal(edit_distance("stat", "status", 2), 2);
+	assert_int_equal(edit_distance("max_concurent", "max_concurrent", 2), 1);
+	assert_int_equal(edit_distance("claude", "status", 2), 3);   /* past the limit */
+	assert_int_equal(edit_distance("", "ab", 2), 2);
+}
+
 int
 main(void)
 {
@@ -194,6 +206,7 @@ main(void)
 		cmocka_unit_test(test_key_or_rare_as_both),
 		cmocka_unit_test(test_key_colon_as_bytes),
 		cmocka_unit_test(test_key_searches_on_every_path),
+		cmocka_unit_test(test_edit_distance_counts_transpositions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -271,22 +271,24 @@ relay_policy() {
 	assert_output "I am the script"
 }
 
-@test "wrapper option errors are usage errors (exit 2)" {
+@test "wrapper option errors exit 125, apart from the child's own 2" {
 	run "$RLWRAP" --bogus -- true
-	assert_failure 2
+	assert_failure 125
 	run "$RLWRAP" --family gpt -- true
-	assert_failure 2
+	assert_failure 125
 	assert_output --partial "not a family"
 	run "$RLWRAP" --wait=soon -- true
-	assert_failure 2
+	assert_failure 125
 	assert_output --partial "--wait soon"
 	run "$RLWRAP" --retry=many -- true
-	assert_failure 2
+	assert_failure 125
 	run "$RLWRAP" --pty --no-pty -- true
-	assert_failure 2
+	assert_failure 125
 	run "$RLWRAP" --signal-file
-	assert_failure 2
+	assert_failure 125
 	run "$RLWRAP" -q
+	assert_failure 125
+	run "$RLWRAP" -- sh -c 'exit 2'
 	assert_failure 2
 }
 
