@@ -279,9 +279,10 @@ screen_output(struct run_tap *t, const char *buf, size_t len)
 	screen_feed(t->screen, buf, len);
 	if (!t->watch_output)
 		return;
+	/* Out of memory: no live reading (the run is judged at the end). */
 	if (t->watch == NULL &&
 	    (t->watch = classifier_new(t->id->family_given ? t->id->family : NULL, time(NULL))) == NULL)
-		err(EXIT_INTERNAL, "classifier");
+		return;
 	for (size_t off = 0; off < len; off += sizeof(t->scratch)) {
 		size_t chunk = len - off < sizeof(t->scratch) ? len - off : sizeof(t->scratch);
 
@@ -298,8 +299,12 @@ screen_judged(struct run_tap *t)
 
 	if (t->screen == NULL)
 		return;
-	if ((text = screen_text(t->screen, &len)) == NULL)
-		err(EXIT_INTERNAL, "screen text");
+	/* The command's bytes and status are through already: out of
+	 * memory here costs the verdict, not them. */
+	if ((text = screen_text(t->screen, &len)) == NULL) {
+		warn("the screen's text");
+		return;
+	}
 	if (t->live_clock)
 		classifier_set_now(t->cls, time(NULL));
 	classifier_feed(t->cls, text, len);
@@ -328,7 +333,7 @@ merged_output(const char *buf, size_t len, void *arg)
 	raw_write(t, buf, len);
 	if (t->screen != NULL) {
 		screen_output(t, buf, len);
-		if (t->watch_output && classifier_saw_output(t->watch))
+		if (t->watch_output && t->watch != NULL && classifier_saw_output(t->watch))
 			output_began(t);
 		return;
 	}
@@ -771,7 +776,7 @@ tap_screen_open(struct run_tap *t)
 	pty_window_size(STDIN_FILENO, &ws);
 	t->screen_winch = child_winsize_changes();
 	if ((t->screen = screen_new(ws.ws_row, ws.ws_col)) == NULL)
-		err(EXIT_INTERNAL, "screen");
+		warn("the screen (the stripped text is read instead)");
 }
 
 static void
