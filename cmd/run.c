@@ -84,6 +84,11 @@ struct run_tap {
 	struct screen *screen;
 	unsigned screen_winch;
 	struct classifier *watch;         /* with screen and watch_output: the live reading */
+	/* With screen: stderr is a pipe, not the pty; its line feeds get the
+	 * carriage return a terminal's output would have (stderr_cr: the
+	 * last byte was one). */
+	bool stderr_piped, stderr_cr;
+	char crlf[16 * 1024];
 	/* Watching for the first real output (PROBE or --retry): the classifier
 	 * is fed here, synchronously, so this is seen in the chunk it arrives. */
 	bool watch_output;
@@ -347,12 +352,36 @@ merged_output(const char *buf, size_t len, void *arg)
 		output_began(t);
 }
 
+/* stderr on a pipe, in pty mode: its lines as a terminal would end them,
+ * so that the screen (and the raw stream, which classify-failure reads
+ * the same way) shows each at the start of a row. */
+static void
+merge_stderr_lines(struct run_tap *t, const char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '\n' && !t->stderr_cr)
+			t->crlf[n++] = '\r';
+		t->crlf[n++] = buf[i];
+		t->stderr_cr = buf[i] == '\r';
+		if (n >= sizeof(t->crlf) - 1) {
+			line_merge_feed(&t->merge, CHILD_ERR, t->crlf, n);
+			n = 0;
+		}
+	}
+	line_merge_feed(&t->merge, CHILD_ERR, t->crlf, n);
+}
+
 static void
 consume_chunk(int stream, const char *buf, size_t len, void *arg)
 {
 	struct run_tap *t = arg;
 
-	line_merge_feed(&t->merge, stream, buf, len);
+	if (stream == CHILD_ERR && t->stderr_piped && t->screen != NULL)
+		merge_stderr_lines(t, buf, len);
+	else
+		line_merge_feed(&t->merge, stream, buf, len);
 }
 
 /* Teed bytes read back and classified here, when there is no worker: one
@@ -794,6 +823,7 @@ spec_init(struct child_spec *spec, const struct run_opts *o, const struct config
 	tap->strip_screen = spec->use_pty;
 	if (spec->use_pty)
 		tap_screen_open(tap);
+	tap->stderr_piped = spec->use_pty && !spec->stderr_on_pty;
 }
 
 /* ---- attempts and --retry ---- */
