@@ -42,9 +42,9 @@ cat "$out"/off-* > "$out/off"
 cat "$out"/cat-* > "$out/cat"
 p90() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int(NR * 0.9)] }'; }
 awk -v on="$(med "$out/on")" -v off="$(med "$out/off")" -v c="$(med "$out/cat")" -v d="$(med "$out/diff")" \
-    -v on90="$(p90 "$out/on")" -v off90="$(p90 "$out/off")" -v n="$((rounds * keys))" -v l="$l" 'BEGIN {
+    -v on90="$(p90 "$out/on")" -v off90="$(p90 "$out/off")" -v c90="$(p90 "$out/cat")" -v n="$((rounds * keys))" -v l="$l" 'BEGIN {
 	printf "%d keys each; load %s\n", n, l
-	printf "cat alone:                     median %.1f us (p90 %s)\n", c, "-"
+	printf "cat alone:                     median %.1f us (p90 %.1f)\n", c, c90
 	printf "rlwrap --pty, emulator off:    median %.1f us (p90 %.1f)\n", off, off90
 	printf "rlwrap --pty, emulator on:     median %.1f us (p90 %.1f)\n", on, on90
 	printf "emulator cost: %.1f us, median of the rounds'"'"' median differences (goal <= 500 us: %s)\n", d, d <= 500 ? "ok" : "OVER"

@@ -91,6 +91,11 @@ struct run_tap {
 	unsigned screen_winch;
 	struct ansi_screen drawing;       /* whether the program drew its screen */
 	struct classifier *watch;         /* with screen and watch_output: the live reading */
+	/* With screen: stderr is a pipe, not the pty; its line feeds get the
+	 * carriage return a terminal's output would have (stderr_cr: the
+	 * last byte was one). */
+	bool stderr_piped, stderr_cr;
+	char crlf[16 * 1024];
 	/* Watching for the first real output (PROBE or --retry): the classifier
 	 * is fed here, synchronously, so this is seen in the chunk it arrives. */
 	bool watch_output;
@@ -380,9 +385,10 @@ screen_output(struct run_tap *t, const char *buf, size_t len)
 	ansi_screen_feed(&t->drawing, buf, len);
 	if (!t->watch_output)
 		return;
+	/* Out of memory: no live reading (the run is judged at the end). */
 	if (t->watch == NULL &&
 	    (t->watch = classifier_new(t->id->family_given ? t->id->family : NULL, time(NULL))) == NULL)
-		err(EXIT_INTERNAL, "classifier");
+		return;
 	for (size_t off = 0; off < len; off += sizeof(t->scratch)) {
 		size_t chunk = len - off < sizeof(t->scratch) ? len - off : sizeof(t->scratch);
 
@@ -399,8 +405,12 @@ screen_judged(struct run_tap *t)
 
 	if (t->screen == NULL)
 		return;
-	if ((text = screen_text(t->screen, &len)) == NULL)
-		err(EXIT_INTERNAL, "screen text");
+	/* The command's bytes and status are through already: out of
+	 * memory here costs the verdict, not them. */
+	if ((text = screen_text(t->screen, &len)) == NULL) {
+		warn("the screen's text");
+		return;
+	}
 	/* A screen a program drew (not lines it printed) is what the person
 	 * saw: its verdict stands whatever the exit status. */
 	if (t->drawing.drawn)
@@ -433,7 +443,7 @@ merged_output(const char *buf, size_t len, void *arg)
 	raw_write(t, buf, len);
 	if (t->screen != NULL) {
 		screen_output(t, buf, len);
-		if (t->watch_output && classifier_saw_output(t->watch))
+		if (t->watch_output && t->watch != NULL && classifier_saw_output(t->watch))
 			output_began(t);
 		return;
 	}
@@ -447,12 +457,36 @@ merged_output(const char *buf, size_t len, void *arg)
 		output_began(t);
 }
 
+/* stderr on a pipe, in pty mode: its lines as a terminal would end them,
+ * so that the screen (and the raw stream, which classify-failure reads
+ * the same way) shows each at the start of a row. */
+static void
+merge_stderr_lines(struct run_tap *t, const char *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (buf[i] == '\n' && !t->stderr_cr)
+			t->crlf[n++] = '\r';
+		t->crlf[n++] = buf[i];
+		t->stderr_cr = buf[i] == '\r';
+		if (n >= sizeof(t->crlf) - 1) {
+			line_merge_feed(&t->merge, CHILD_ERR, t->crlf, n);
+			n = 0;
+		}
+	}
+	line_merge_feed(&t->merge, CHILD_ERR, t->crlf, n);
+}
+
 static void
 consume_chunk(int stream, const char *buf, size_t len, void *arg)
 {
 	struct run_tap *t = arg;
 
-	line_merge_feed(&t->merge, stream, buf, len);
+	if (stream == CHILD_ERR && t->stderr_piped && t->screen != NULL)
+		merge_stderr_lines(t, buf, len);
+	else
+		line_merge_feed(&t->merge, stream, buf, len);
 }
 
 /* Teed bytes read back and classified here, when there is no worker: one
@@ -922,7 +956,7 @@ tap_screen_open(struct run_tap *t)
 	t->screen_winch = child_winsize_changes();
 	ansi_screen_init(&t->drawing);
 	if ((t->screen = screen_new(ws.ws_row, ws.ws_col)) == NULL)
-		err(EXIT_INTERNAL, "screen");
+		warn("the screen (the stripped text is read instead)");
 }
 
 static void
@@ -941,6 +975,7 @@ spec_init(struct child_spec *spec, const struct run_opts *o, const struct config
 	classifier_set_screen(tap->cls, spec->use_pty ? SCREEN_LINES : SCREEN_NONE);
 	if (spec->use_pty)
 		tap_screen_open(tap);
+	tap->stderr_piped = spec->use_pty && !spec->stderr_on_pty;
 }
 
 /* ---- attempts and --retry ---- */

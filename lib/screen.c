@@ -77,7 +77,11 @@ struct screen {
 	/* A character's first bytes, not yet written (see screen_feed). */
 	char held[4];
 	size_t held_len;
+	int esc;                   /* where the bytes are in an escape sequence */
 };
+
+/* Just enough of ECMA-48 to find a CSI's final byte (see feed_checked). */
+enum { ESC_NONE, ESC_ESC, ESC_CSI, ESC_STRING, ESC_STRING_ESC };
 
 static int
 clamp_dim(int n, int least)
@@ -648,6 +652,36 @@ vt_write(struct screen *s, const unsigned char *p, size_t n)
 		vterm_input_write(s->vt, (const char *)p, n);
 }
 
+/* The escape state after byte c; *rep: c ended a CSI ... b. */
+static int
+esc_next(int st, unsigned char c, bool *rep)
+{
+	*rep = false;
+	if (c == 0x18 || c == 0x1a)
+		return ESC_NONE;
+	switch (st) {
+	case ESC_NONE:
+		return c == 0x1b ? ESC_ESC : ESC_NONE;
+	case ESC_ESC:
+		if (c == '[')
+			return ESC_CSI;
+		if (c == ']' || c == 'P' || c == 'X' || c == '^' || c == '_')
+			return ESC_STRING;
+		return c == 0x1b || (c >= 0x20 && c < 0x30) || c < 0x20 ? ESC_ESC : ESC_NONE;
+	case ESC_CSI:
+		if (c == 0x1b)
+			return ESC_ESC;
+		if (c < 0x40 || c > 0x7e)
+			return ESC_CSI;
+		*rep = c == 'b';
+		return ESC_NONE;
+	case ESC_STRING:
+		return c == 0x07 ? ESC_NONE : c == 0x1b ? ESC_STRING_ESC : ESC_STRING;
+	default:
+		return c == '\\' ? ESC_NONE : esc_next(ESC_ESC, c, rep);
+	}
+}
+
 /*
  * libvterm 0.1 decodes UTF-8 across whatever comes between (a lead byte,
  * a control, a continuation byte later make one character), lets a C1
@@ -655,7 +689,9 @@ vt_write(struct screen *s, const unsigned char *p, size_t n)
  * of the screen, and loses a character split between two writes after
  * text: it gets well-formed UTF-8 only.  Each byte that starts no
  * character is U+FFFD, a C1 control in UTF-8 is dropped, and a character
- * the bytes end inside is held back until the rest comes.
+ * the bytes end inside is held back until the rest comes.  Its REP
+ * (CSI n b) repeats the last glyph for ever when that had no width (none
+ * yet, or a zero-width one): its final byte becomes one it ignores.
  */
 static void
 feed_checked(struct screen *s, const unsigned char *p, size_t n)
@@ -664,9 +700,20 @@ feed_checked(struct screen *s, const unsigned char *p, size_t n)
 	size_t start = 0, i = 0;
 
 	while (i < n) {
+		bool rep;
 		int r;
 
 		if (p[i] < 0x80) {
+			if (s->esc == ESC_NONE && p[i] != 0x1b) {
+				i++;
+				continue;
+			}
+			s->esc = esc_next(s->esc, p[i], &rep);
+			if (rep) {
+				vt_write(s, p + start, i - start);
+				vt_write(s, (const unsigned char *)"~", 1);
+				start = i + 1;
+			}
 			i++;
 			continue;
 		}

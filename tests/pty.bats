@@ -138,3 +138,17 @@ in_pty() {
 	run jq -r '[.reason, .resets_at] | @tsv' sig.json
 	assert_output $'usage-limit\t2026-11-30T18:30:00Z'
 }
+
+# stderr sent elsewhere is a pipe, not the pty: its bare line feeds would
+# leave the next line indented on the screen where the stdout line ended.
+@test "stderr on a pipe in pty mode: its lines start their rows on the screen" {
+	export RLWRAP_TEST_NOW=2026-11-30T12:00:00Z
+	run in_pty "stty -echo; \"$RLWRAP\" --pty --raw-stream cap --signal-file sig.json -- sh -c 'echo working; printf \"Error: one\\nAPI Error: 429 You have hit your session limit \\302\\267 resets 6:30pm (UTC)\\n\" >&2; exit 1' 2>err.txt"
+	run jq -r '[.reason, .resets_at] | @tsv' sig.json
+	assert_output $'usage-limit\t2026-11-30T18:30:00Z'
+	# The command's stderr itself is relayed as it was.
+	grep -q $'^Error: one$' err.txt || fail "stderr changed: $(cat -A err.txt)"
+	grep -q $'Error: one\r$' cap || fail "no carriage return in the raw stream's stderr line"
+	run "$RLWRAP" classify-failure --exit-code 1 --now 2026-11-30T12:00:00Z cap
+	assert_output --partial "usage-limit"
+}

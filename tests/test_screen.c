@@ -87,6 +87,13 @@ test_screen_erase(void **state)
 }
 
 static void
+test_screen_rep_ignored(void **state)
+{
+	/* REP with nothing drawn before: libvterm 0.1 would loop for ever. */
+	assert_screen(24, 80, "\x1b[bok\x1b[3b\r\n\xe2\x80\x8b\x1b[b!\r\n", "ok\n!\n");
+}
+
+static void
 test_screen_carriage_return(void **state)
 {
 	assert_screen(24, 80, "50%\r100%\r\n", "100%\n");
@@ -229,12 +236,13 @@ test_screen_resize(void **state)
 static void
 test_screen_random_bytes(void **state)
 {
-	/* Each of the last seven once crashed libvterm 0.1 (lib/screen.c
-	 * keeps them from it): a margin beyond a smaller screen, a lone UTF-8
-	 * lead byte, a C1 control, insert mode over them. */
+	/* Each of the last eight once crashed or hung libvterm 0.1
+	 * (lib/screen.c keeps them from it): a margin beyond a smaller screen,
+	 * a lone UTF-8 lead byte, a C1 control, insert mode over them, REP
+	 * with no glyph before it. */
 	static const char pieces[][12] = { "\x1b[", "\x1b]", "\x1b[?1049h", "\x1b[?1049l", "\r", "\n", "\x1b[2K",
 		"\xe6\x97", "\xa5", "\x1b[1A", "\x1b[G", "\x07", "\x1bP", "\x1b\\", "\x1b#8", "\x1b[4h", "\x1b[5S",
-		"\x1b[8r", "\xc2", "\xc2\x9a", "\x1b[?69h", "\x1b[2;5s", "\x0b", "\xe6\x97\xa5" };
+		"\x1b[8r", "\xc2", "\xc2\x9a", "\x1b[?69h", "\x1b[2;5s", "\x0b", "\xe6\x97\xa5", "\x1b[b" };
 	const unsigned npieces = sizeof(pieces) / sizeof(pieces[0]);
 	unsigned seed = 31;
 	char buf[64];
@@ -278,6 +286,7 @@ main(void)
 		cmocka_unit_test(test_screen_cursor_moves),
 		cmocka_unit_test(test_screen_erase),
 		cmocka_unit_test(test_screen_carriage_return),
+		cmocka_unit_test(test_screen_rep_ignored),
 		cmocka_unit_test(test_screen_soft_wrap_joined),
 		cmocka_unit_test(test_screen_hard_newline_not_joined),
 		cmocka_unit_test(test_screen_alternate),
