@@ -1165,7 +1165,8 @@ pg_family_counts(struct store *store, double since, struct family_counts **rows,
     size_t *count, struct store_error *err)
 {
 	return family_rows(pg_of(store), "SELECT coalesce(family, '?'), count(*), count(*) FILTER"
-	    " (WHERE coalesce(reason, 'none') <> 'none') FROM runs WHERE started_at >= $1 GROUP BY 1 ORDER BY 1",
+	    " (WHERE coalesce(reason, 'none') <> 'none') FROM runs WHERE started_at >= $1"
+	    " AND state <> 'refused' GROUP BY 1 ORDER BY 1",
 	    true, since, rows, count, err);
 }
 

@@ -839,7 +839,7 @@ sqlite_family_counts(struct store *store, double since, struct family_counts **r
 {
 	return family_rows(store, "SELECT coalesce(family, '?'), count(*),"
 	    " sum(coalesce(reason, 'none') <> 'none') FROM runs WHERE started_at >= ?1"
-	    " GROUP BY 1 ORDER BY 1", true, since, rows, count, err);
+	    " AND state <> 'refused' GROUP BY 1 ORDER BY 1", true, since, rows, count, err);
 }
 
 /* Walks the (family, started_at) index only: a few hundred microseconds on
