@@ -388,7 +388,9 @@ run_filter_sql(const struct run_filter *f, char mark, char *sql, size_t size,
 	if (f->failed_only)
 		strlcat(sql, " (coalesce(state, 'finished') = 'finished' AND coalesce(reason, 'none') <> 'none'))"
 		    " AND recovered_by IS NULL AND origin IS NULL", size);
-	strlcat(sql, " ORDER BY started_at DESC, id DESC", size);
+	/* The order the runs were recorded in (their spawn): two started in
+	 * one second by different processes keep it, whatever their clocks. */
+	strlcat(sql, " ORDER BY id DESC", size);
 	if (f->limit > 0) {
 		strlcat(sql, " LIMIT ", size);
 		add_param(sql, size, mark, params, count, &(struct db_value){ .type = DB_INT, .i = f->limit });
