@@ -77,10 +77,16 @@ wrapper() {
 		[ "$(awk -v h="$h" 'index($1, h "-") == 1 && $2 != 75' spawns | wc -l)" -gt 0 ] || fail "no run on $h"
 	done
 
-	# Every run that was not refused is in the history exactly once, with its host.
-	db "select argv::json->>2 || ' ' || host from runs where argv::json->>2 like 'host-%'" | sort > stored
+	# Every run that was not refused is in the history exactly once, with its
+	# host; every refused one is kept as a refused run, for recover.
+	db "select argv::json->>2 || ' ' || host from runs where argv::json->>2 like 'host-%'
+		and state <> 'refused'" | sort > stored
 	awk '$2 != 75 { split($1, p, "-"); print $1 " " p[1] "-" p[2] }' spawns | sort > expected
 	diff expected stored
+	db "select argv::json->>2 || ' ' || host from runs where argv::json->>2 like 'host-%'
+		and state = 'refused'" | sort > stored-refused
+	awk '$2 == 75 { split($1, p, "-"); print $1 " " p[1] "-" p[2] }' spawns | sort > expected-refused
+	diff expected-refused stored-refused
 	assert_equal "$(db "select count(*) from runs where argv::json->>2 = 'trip-on-a'")" 1
 
 	# Nothing on stderr but verdict lines.
