@@ -16,10 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ansi.h"
+#include "capture.h"
 #include "classify.h"
 #include "cmd.h"
-#include "screen.h"
 #include "tty.h"
 
 enum { OPT_JSON = OPT_LONG_BASE, OPT_ALL, OPT_FAMILY, OPT_EXIT, OPT_NOW, OPT_PTY, OPT_SCREEN };
@@ -49,56 +48,9 @@ struct read_opts {
 	int rows, cols;        /* the screen's size */
 };
 
-/* Where the bytes go: the classifier, or a screen judged at the end. */
-struct sink {
-	struct classifier *c;
-	struct screen *screen;
-	struct ansi_screen drawing;   /* whether the capture drew a screen */
-};
-
-static void
-sink_feed(struct sink *k, const char *buf, size_t len)
-{
-	if (k->screen != NULL) {
-		screen_feed(k->screen, buf, len);
-		ansi_screen_feed(&k->drawing, buf, len);
-	} else
-		classifier_feed(k->c, buf, len);
-}
-
 /* How much of the start of an input tells whether it is a terminal
  * capture. */
-#define HEAD_MAX 65536
-
-/*
- * A raw terminal capture, from its first bytes: not JSON lines, and
- * terminal control (an ESC [ or ESC ] sequence, or a carriage return that
- * ends no line), with its lines ended the way a terminal's output ends
- * them (\r\n, at least half of them).  Text a pipe carried, coloured or
- * not, ends its lines in a bare \n.
- */
-static bool
-is_terminal_capture(const char *p, size_t len)
-{
-	size_t i = 0, lf = 0, crlf = 0;
-	bool control = false;
-
-	while (i < len && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
-		i++;
-	if (i < len && (p[i] == '{' || p[i] == '['))
-		return false;
-	for (i = 0; i < len; i++) {
-		if (p[i] == '\033' && i + 1 < len && (p[i + 1] == '[' || p[i + 1] == ']'))
-			control = true;
-		else if (p[i] == '\r' && i + 1 < len && p[i + 1] != '\n')
-			control = true;
-		else if (p[i] == '\n') {
-			lf++;
-			crlf += i > 0 && p[i - 1] == '\r';
-		}
-	}
-	return control && crlf * 2 >= lf;
-}
+#define HEAD_MAX CAPTURE_HEAD_MAX
 
 /* The start of fd, read without moving it when it is a file, else read
  * into head (*consumed: the caller feeds it first). */
@@ -150,7 +102,7 @@ print_if_all(const struct fail_signal *sig, void *arg)
 /* Feeds the file from its start to its size now; the caller reads on from
  * there (a file still growing).  False when it cannot be mapped. */
 static bool
-feed_mapped(int fd, struct sink *k)
+feed_mapped(int fd, struct capture *k)
 {
 	struct stat st;
 	off_t off;
@@ -164,53 +116,32 @@ feed_mapped(int fd, struct sink *k)
 
 		if (p == MAP_FAILED)
 			break;
-		sink_feed(k, p, len);
+		capture_feed(k, p, len);
 		munmap(p, len);
 	}
 	return lseek(fd, off < st.st_size ? off : st.st_size, SEEK_SET) >= 0;
 }
 
-/* The screen's text, for the verdict, as the wrapper gives it at the end. */
-static void
-sink_finish(struct sink *k)
-{
-	size_t len;
-	char *text;
-
-	if (k->screen == NULL)
-		return;
-	if ((text = screen_text(k->screen, &len)) == NULL)
-		err(EXIT_INTERNAL, "screen text");
-	/* As the wrapper judges its pty (cmd/run.c, screen_judged). */
-	classifier_set_screen(k->c, k->drawing.drawn ? SCREEN_DRAWN : SCREEN_LINES);
-	classifier_feed(k->c, text, len);
-	free(text);
-	screen_free(k->screen);
-	k->screen = NULL;
-}
-
-/* Where fd's bytes go, from its first ones; false when unreadable. */
-static bool
-sink_open(struct sink *k, int fd, const struct read_opts *ro, struct print_opts *po)
+/* Where fd's bytes go, from its first ones; NULL when unreadable. */
+static struct capture *
+capture_open(int fd, const struct read_opts *ro, struct print_opts *po)
 {
 	static char head[HEAD_MAX];
 	bool consumed;
 	ssize_t n = read_head(fd, head, &consumed);
+	struct capture *k;
 
 	if (n < 0)
-		return false;
-	if ((k->c = classifier_new(ro->family, po->now)) == NULL)
+		return NULL;
+	k = capture_new(ro->family, po->now, ro->pty || capture_is_terminal(head, (size_t)n),
+	    ro->rows, ro->cols);
+	if (k == NULL)
 		err(EXIT_INTERNAL, "classifier");
 	if (po->all)   /* a callback makes the classifier read every line in full */
-		classifier_on_signal(k->c, print_if_all, po);
-	k->screen = NULL;
-	ansi_screen_init(&k->drawing);
-	if ((ro->pty || is_terminal_capture(head, (size_t)n)) &&
-	    (k->screen = screen_new(ro->rows, ro->cols)) == NULL)
-		err(EXIT_INTERNAL, "screen");
+		classifier_on_signal(capture_classifier(k), print_if_all, po);
 	if (consumed)
-		sink_feed(k, head, (size_t)n);
-	return true;
+		capture_feed(k, head, (size_t)n);
+	return k;
 }
 
 /* Returns false (after a warning) when the input cannot be read. */
@@ -218,31 +149,30 @@ static bool
 classify_fd(int fd, const char *name, const struct read_opts *ro, struct print_opts *po)
 {
 	static char buf[256 * 1024];
-	struct sink k;
+	struct capture *k;
 	struct fail_signal sig;
 	ssize_t n;
 
-	if (!sink_open(&k, fd, ro, po)) {
+	if ((k = capture_open(fd, ro, po)) == NULL) {
 		warn("%s", name);
 		return false;
 	}
-	(void)feed_mapped(fd, &k);
+	(void)feed_mapped(fd, k);
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			warn("%s", name);
-			screen_free(k.screen);
-			classifier_free(k.c);
+			capture_free(k);
 			return false;
 		}
-		sink_feed(&k, buf, (size_t)n);
+		capture_feed(k, buf, (size_t)n);
 	}
-	sink_finish(&k);
-	classifier_finish(k.c, ro->exit_code, &sig);
+	if (!capture_finish(k, ro->exit_code, &sig))
+		err(EXIT_INTERNAL, "screen text");
 	if (!po->all)
 		print_signal(&sig, po);
-	classifier_free(k.c);
+	capture_free(k);
 	return true;
 }
 

@@ -40,7 +40,7 @@ eight() {
 	assert_output --partial "max_concurrent: 'auto 8..2' is not auto or auto LO..HI (1 <= LO <= HI <= 100000)"
 }
 
-@test "auto starting above what the provider takes: the 429s stop once the limit settles, status shows it" {
+@test "auto starting above what the provider takes: the 429s stop once the limit settles, status shows it [slow]" {
 	export FAKE_INFLIGHT=3
 	# the 429s trip no breaker here: the limit alone is under test
 	printf '[breaker]\ntrip_on = usage-limit\n[family.claude]\nmax_concurrent = auto 1..8\n' > "$RLWRAP_CONFIG"
@@ -74,7 +74,7 @@ eight() {
 	assert_line --regexp "^max_concurrent auto $settled for claude \(account default\): halved from [0-9]+ on a rate limit or overload, at .*; [0-9]+ clean runs since$"
 }
 
-@test "auto grows by one after a clean window, within its bounds; once per congestion event down" {
+@test "auto grows by one after a clean window, within its bounds; once per congestion event down [slow]" {
 	printf '[family.claude]\nmax_concurrent = auto 1..3\n' > "$RLWRAP_CONFIG"
 	export RLWRAP_ADAPTIVE_WINDOW_MS=1
 	db_limit() { db "select limit_now from adaptive_limits"; }

@@ -44,7 +44,7 @@ eight() {
 	assert_output --partial "estimate: '5 runs' is not N tokens"
 }
 
-@test "8 runs against a 30k-per-window limit with --retry alone: the provider says 429" {
+@test "8 runs against a 30k-per-window limit with --retry alone: the provider says 429 [slow]" {
 	eight --retry=5
 	local hits
 	hits=$(count_429)
@@ -66,7 +66,7 @@ eight() {
 	assert_output "$(printf 'last 5h: nothing\nlast 24h: nothing\nlast 7d: nothing')"
 }
 
-@test "8 runs with a budget: all complete, at most one 429, the waits for room recorded" {
+@test "8 runs with a budget: all complete, at most one 429, the waits for room recorded [slow]" {
 	printf '[family.claude]\nbudget = 30000 tokens per 6s\nestimate = 5000 tokens\n' > "$RLWRAP_CONFIG"
 	eight
 	local hits
@@ -120,7 +120,7 @@ eight() {
 	[ "$(awk '$1 == "ok" { n += $2 } END { print n }' "$FAKE_LOG")" -le 13000 ]
 }
 
-@test "a budget of runs: the second run in the window waits for the first to leave it" {
+@test "a budget of runs: the second run in the window waits for the first to leave it [slow]" {
 	printf '[family.claude]\nbudget = 1 runs per 2s\n' > "$RLWRAP_CONFIG"
 	"$RLWRAP" -f claude -- "$PROVIDER" 10 0 > /dev/null
 	local start
@@ -130,7 +130,7 @@ eight() {
 	[ "$(echo "$(date +%s.%N) - $start >= 1.5" | bc)" = 1 ]
 }
 
-@test "a model-scoped budget holds the runs of its model only; the family's counts them all" {
+@test "a model-scoped budget holds the runs of its model only; the family's counts them all [slow]" {
 	printf '[family.claude]\nbudget = 1 runs per 1h model=opus\nbudget = 3 runs per 1h\n' > "$RLWRAP_CONFIG"
 	run "$RLWRAP" -m claude-opus-4-1 -f claude -- "$PROVIDER" 10 0
 	assert_success

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # rlwrap classify-failure: the command line around the classifier.  The
-# per-family golden cases are in fixtures.bats (generated).
+# per-family golden cases are checked in process by tests/test_fixtures.
 
 load helpers
 

@@ -72,7 +72,7 @@ fail_open_check() {
 
 # ---- SIGKILL in the middle of a store write ----
 
-@test "SIGKILL at each write and each sync of a run record: the store opens, only that run can be lost" {
+@test "SIGKILL at each write and each sync of a run record: the store opens, only that run can be lost [slow]" {
 	command -v strace > /dev/null || skip "strace is not installed"
 	strace -o /dev/null true 2> /dev/null || skip "ptrace is not permitted here"
 	export RLWRAP_TEST_NOW=$NOW
@@ -137,7 +137,7 @@ fail_open_check() {
 	assert_equal "$stderr" ""
 }
 
-@test "SIGKILL at random moments while others record: every run that exited normally is kept" {
+@test "SIGKILL at random moments while others record: every run that exited normally is kept [slow]" {
 	local i
 	for i in $(seq 1 20); do timeout 20 "$RLWRAP" -q -- true x "pre-$i"; done
 	# The killer goes on for 3 s and until 20 wrappers died of its SIGKILL
@@ -192,7 +192,7 @@ fail_open_check() {
 
 # ---- full disk ----
 
-@test "a full disk: the wrapper fails open with one warning, the child's bytes and status intact" {
+@test "a full disk: the wrapper fails open with one warning, the child's bytes and status intact [slow]" {
 	try_mount "$BATS_TEST_TMPDIR/full" -t tmpfs -o size=512k tmpfs
 	export RLWRAP_DB="$BATS_TEST_TMPDIR/full/state.db"
 	local i free avail warned=()
@@ -269,7 +269,7 @@ fail_open_check() {
 
 # ---- children that misbehave ----
 
-@test "a child that writes 1 GiB without a newline: every byte through, bounded memory" {
+@test "a child that writes 1 GiB without a newline: every byte through, bounded memory [slow]" {
 	# seq's digits without their newlines: deterministic, not periodic.
 	# Expected: `seq inf | tr -d '\n' | head -c 1073741824 | cksum`.
 	run --separate-stderr bash -c '/usr/bin/time -f %M -o rss timeout 120 "$RLWRAP" -- \

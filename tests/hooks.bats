@@ -44,7 +44,7 @@ lines_within() {
 	sleep 0.3   # and a moment more: a second line must not come either
 }
 
-@test "on_trip: once per transition, with the breaker's variables; refused spawns and extensions add none" {
+@test "on_trip: once per transition, with the breaker's variables; refused spawns and extensions add none [slow]" {
 	hooks_config "on_trip = $PWD/log-event"
 	limit_stream limit $((T0 + 4 * 3600))
 	FAKE_STREAM=limit exits 0 "$RLWRAP" -q -- claude -p x
@@ -66,7 +66,7 @@ lines_within() {
 	assert_equal "$(wc -l < "$HOOK_EVENTS")" 2
 }
 
-@test "on_trip: ten wrappers hitting the limit at once run it once" {
+@test "on_trip: ten wrappers hitting the limit at once run it once [slow]" {
 	hooks_config "on_trip = $PWD/log-event"
 	limit_stream limit $((T0 + 3600))
 	local pids=() i
@@ -82,7 +82,7 @@ lines_within() {
 	assert_equal "$(sqlite3 "$RLWRAP_DB" "select count(*) from breaker_history where event = 'trip'")" 1
 }
 
-@test "on_close: a success after the trip, a reset, each once; a reset of a closed breaker none" {
+@test "on_close: a success after the trip, a reset, each once; a reset of a closed breaker none [slow]" {
 	hooks_config "on_close = $PWD/log-event"
 	"$RLWRAP" trip --for 1h codex > /dev/null
 	"$RLWRAP" trip --for 1h gemini > /dev/null
@@ -126,7 +126,7 @@ lines_within() {
 		"wait|claude|*|default|rate-limit|2026-11-30T12:00:02Z|manual|manual trip"
 }
 
-@test "a hook that hangs is killed after the timeout; the child's output and status are intact at once" {
+@test "a hook that hangs is killed after the timeout; the child's output and status are intact at once [slow]" {
 	printf '#!/bin/sh\necho $$ > "%s/hang.pid"\nexec sleep 60\n' "$PWD" > hang-hook
 	chmod +x hang-hook
 	hooks_config "on_trip = $PWD/hang-hook" "timeout = 8s"

@@ -3,8 +3,8 @@
 # every text-only fixture under fixtures/streams that says `none` (an agent
 # or a build talking about limits, quotas, 429s, credits) must end with
 # verdict none, exit 0 and no breaker; every text-only banner fixture must
-# trip with its reason and reset.  fixtures.bats checks the same files
-# through classify-failure.
+# trip with its reason and reset.  tests/test_fixtures checks the same files
+# in process, as classify-failure reads them.
 
 load helpers
 bats_require_minimum_version 1.5.0

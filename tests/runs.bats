@@ -135,8 +135,10 @@ limit() {
 @test "max_concurrent = 3: 12 agents, never more than 3 at once, all done, in arrival order" {
 	limit 3
 	local i pids=()
+	# 3 s each: three of them overlap however slowly a loaded machine
+	# brings the next one in.
 	for i in $(seq 1 12); do
-		"$RLWRAP" -q -f claude -- ./agent "$i" &
+		AGENT_SECS=3 "$RLWRAP" -q -f claude -- ./agent "$i" &
 		pids+=($!)
 		# Arrival order made certain: the next one comes once this one
 		# runs or holds its place in the queue, and a little later, so
