@@ -29,6 +29,7 @@ none=(env RLWRAP_CONFIG="$dir/none.conf" "$RLWRAP" -f claude -- "$TRUE")
 with=(env RLWRAP_CONFIG="$dir/budgets.conf" "$RLWRAP" -f claude -- "$TRUE")
 for _ in $(seq 20); do "${none[@]}"; "${with[@]}"; done
 l=$(load)
+# shellcheck disable=SC2046 # the figures, a word each
 set -- $("$paired" "$runs" 0 0 "${none[@]}" --- "${with[@]}")
 none_ms=$1 with_ms=$2 extra=$3 extra_cpu=$6
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the bench scripts: the binary, a scratch directory, timing.
 RLWRAP=${RLWRAP:-$(cd "$(dirname "$0")/.." && pwd)/rlwrap}
 BENCH_DIR=${BENCH_DIR:-${TMPDIR:-/tmp}/rlwrap-bench}

@@ -54,7 +54,8 @@ measure() {
 	mib=$(($(stat -c %s "$f") / 1048576))
 	cat "$f" > /dev/null   # warm the page cache
 	[ "$mode" = busy ] && busy_start
-	local l=$(load) pin=""
+	local l pin=""
+	l=$(load)
 	[ "$mode" = onecpu ] && pin="taskset -c 0"
 	out=$($pin "$paired" "$runs" 0 0 sh -c 'cat "$1" | cat > /dev/null' _ "$f" \
 	    --- sh -c '"$1" -- cat "$2" > /dev/null' _ "$RLWRAP" "$f")

@@ -35,9 +35,9 @@ printf '[store]\nkeep_runs = 0\nkeep_days = 0\nmemo_ttl = 0\n' > "$dir/config-as
 # median_ms WANT_STATUS command...: the median wall time in ms of RUNS runs,
 # each of which must end with WANT_STATUS.
 median_ms() {
-	local want=$1 i t0 t1 rc
+	local want=$1 t0 t1 rc
 	shift
-	for i in $(seq "$runs"); do
+	for _ in $(seq "$runs"); do
 		t0=$(now_ns)
 		rc=0
 		"$@" >/dev/null 2>&1 || rc=$?

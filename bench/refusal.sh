@@ -20,9 +20,11 @@ disk=$(state_disk "$BENCH_STATE_DIR")
 l=$(load)
 
 "$RLWRAP" -f claude -- "$TRUE"
+# shellcheck disable=SC2046 # the figures, a word each
 set -- $("$paired" "$runs" 0 0 "$TRUE" --- "$RLWRAP" -f claude -- "$TRUE")
 t=$1 pass=$2 pass_d=$3
 "$RLWRAP" trip --for 1h claude > /dev/null
+# shellcheck disable=SC2046 # the figures, a word each
 set -- $("$paired" "$runs" 0 75 "$TRUE" --- "$RLWRAP" -f claude -- "$TRUE")
 refuse=$2 refuse_d=$3 refuse_cpu=$5
 awk -v t="$t" -v p="$pass" -v pd="$pass_d" -v r="$refuse" -v rd="$refuse_d" -v rc="$refuse_cpu" -v n="$runs" \

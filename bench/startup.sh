@@ -18,6 +18,7 @@ rm -f "$RLWRAP_DB" "$RLWRAP_DB"-wal "$RLWRAP_DB"-shm
 disk=$(state_disk "$BENCH_STATE_DIR")
 "$RLWRAP" -f claude -- "$TRUE"   # the store exists, as on every run but the first
 l=$(load)
+# shellcheck disable=SC2046 # the figures, a word each
 set -- $("$paired" "$runs" 0 0 "$TRUE" --- "$RLWRAP" -f claude -- "$TRUE")
 awk -v t="$1" -v w="$2" -v d="$3" -v ct="$4" -v cw="$5" -v n="$runs" -v disk="$disk" -v l="$l" 'BEGIN {
 	printf "state file on %s; %d pairs; load %s\n", disk, n, l

@@ -28,9 +28,11 @@ load() { cut -d' ' -f1-3 /proc/loadavg; }
 
 load0=$(load)
 # paired prints: A wall, B wall, B-A wall, A CPU, B CPU, B-A CPU, B/A wall (medians, ms)
+# shellcheck disable=SC2046 # the figures, a word each
 set -- $("$paired" "$runs" 0 0 sh -c 'cat "$1" | cat > /dev/null' _ "$f" \
     --- sh -c '"$1" -f claude -- cat "$2" > /dev/null' _ "$RLWRAP" "$f")
 p=$1 w=$2 pc=$4 wc=$5 ratio=$7
+# shellcheck disable=SC2046 # the figures, a word each
 set -- $("$paired" "$runs" 0 0 sh -c 'cat "$1" > /dev/null' _ "$f" \
     --- "$RLWRAP" classify-failure --family claude "$f")
 cat_ms=$1 c=$2 cc=$5

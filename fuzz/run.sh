@@ -16,10 +16,12 @@ mkdir -p "$dir/src" "$dir/build" "$dir/corpus" "$dir/artifacts" "$dir/logs"
 # automake refuses an out-of-tree build of a source tree configured in
 # place, so build from a copy of the worktree (tracked and new files).
 (cd "$top" && git ls-files -co --exclude-standard -z | tar cf - --null -T -) | (cd "$dir/src" && tar xf -)
+# shellcheck disable=SC3013 # -nt: dash, bash and every BSD sh have it
 (cd "$dir/src" && { [ -x configure ] && [ ! configure.ac -nt configure ] && [ ! Makefile.am -nt Makefile.in ]; } ||
     autoreconf -fi >/dev/null 2>&1)
 cd "$dir/build"
 [ -f config.status ] || CC=clang ../src/configure --enable-fuzzers >/dev/null
+# shellcheck disable=SC2046 # one target a word
 make -j"$(nproc 2>/dev/null || echo 2)" $(for h in $harnesses; do printf 'fuzz/fuzz_%s ' "$h"; done) >"$dir/logs/build.log" 2>&1 ||
     { echo "build failed: $dir/logs/build.log" >&2; exit 1; }
 

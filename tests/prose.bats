@@ -14,20 +14,24 @@ setup() {
 	export RLWRAP_TEST_NOW=$NOW
 }
 
-# text_fixtures VERDICT: the text-only fixtures (no JSON record) whose
-# golden reason is VERDICT ("none") or trips ("trips"), one base path a line.
+# The text-only fixtures (no JSON record) by golden reason, listed once for
+# the file: "BASE REASON" a line in $BATS_FILE_TMPDIR/text-fixtures.
+setup_file() {
+	# A JSONL stream starts with a record; a text one with text.
+	awk 'FNR == 1 { seen = 0 } !seen && NF { seen = 1
+		if ($0 !~ /^[[:space:]]*(\{|\[[[:space:]]*[{\["])/) { sub(/\.jsonl$/, "", FILENAME); print FILENAME } }' \
+		"$FIXTURES"/streams/*/*.jsonl > "$BATS_FILE_TMPDIR/text-bases"
+	sed 's/$/.expected.json/' "$BATS_FILE_TMPDIR/text-bases" | xargs jq -r '
+		input_filename + " " + .reason' | sed 's/\.expected\.json / /' > "$BATS_FILE_TMPDIR/text-fixtures"
+}
+
+# text_fixtures VERDICT: the text-only fixtures whose golden reason is
+# VERDICT ("none") or trips ("trips"), one base path a line.
 text_fixtures() {
-	local f base reason
-	for f in "$FIXTURES"/streams/*/*.jsonl; do
-		base=${f%.jsonl}
-		# A JSONL stream starts with a record; a text one with text.
-		awk 'NF { exit !/^[[:space:]]*(\{|\[[[:space:]]*[{\["])/ }' "$f" && continue
-		reason=$(jq -r .reason "$base.expected.json")
-		case $1:$reason in
-		none:none) echo "$base" ;;
-		trips:rate-limit | trips:usage-limit | trips:credit-exhausted) echo "$base" ;;
-		esac
-	done
+	case $1 in
+	none) awk '$2 == "none" { print $1 }' "$BATS_FILE_TMPDIR/text-fixtures" ;;
+	trips) awk '$2 ~ /^(rate-limit|usage-limit|credit-exhausted)$/ { print $1 }' "$BATS_FILE_TMPDIR/text-fixtures" ;;
+	esac
 }
 
 # fixture_arg BASE OPTION: the value of --family/--exit-code in BASE.args.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
-# The repository stands on its own: man pages lint clean, no test name used
-# twice, and nothing in code, docs, man pages or tests points outside it.
+# The repository stands on its own: man pages lint clean, shell scripts
+# shellcheck clean, no test name used twice, and nothing in code, docs, man pages or tests points outside it.
 
 load helpers
 bats_require_minimum_version 1.5.0
@@ -18,6 +18,13 @@ setup() {
 		assert_success
 		assert_output ""
 	done
+}
+
+@test "the shell scripts are shellcheck clean (warnings and above)" {
+	command -v shellcheck >/dev/null || skip "shellcheck not installed (Debian: shellcheck)"
+	run shellcheck -S warning "$SRC"/bootstrap "$SRC"/.ci/* "$SRC"/bench/*.sh "$SRC"/tests/*.bash \
+		"$SRC"/tests/pg-server "$SRC"/fuzz/*.sh "$SRC"/examples/demo
+	assert_success
 }
 
 @test "no test name is used twice, in bats suites or unit tests" {

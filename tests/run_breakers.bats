@@ -350,9 +350,9 @@ wait_waiting() {
 
 @test "--retry: a limit before any output is waited out and run again; the consumer sees one clean run" {
 	local t0 took limit
-	limit=$(time_limit_ms 8000)
+	limit=$(time_limit_ms 25000)   # a hang's bound: ten times the 2 s reset
 	t0=$(date +%s%N)
-	run --separate-stderr timeout 30 "$RLWRAP" --retry --raw-stream raw --signal-file sig.json \
+	run --separate-stderr timeout 90 "$RLWRAP" --retry --raw-stream raw --signal-file sig.json \
 		-- flaky-claude "$BATS_TEST_TMPDIR/calls" < /dev/null
 	took=$(ms_since "$t0")
 	assert_success

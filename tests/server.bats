@@ -123,7 +123,7 @@ tcp_url() {
 	assert_failure 7
 	assert_line child-output
 	assert_equal "$(grep -c 'rlwrap:' <<< "$output")" 1
-	[ $((SECONDS - start)) -le 5 ]
+	[ $((SECONDS - start)) -le 10 ]   # a hang's bound: refused at once, not waited
 }
 
 @test "on_store_error = closed: an unreachable server refuses with 75" {
@@ -145,7 +145,7 @@ tcp_url() {
 	run "$RLWRAP" -- sh -c 'printf "a\0b"; exit 3'
 	kill -CONT "$pid"
 	assert_failure 3
-	[ $((SECONDS - start)) -le 8 ]
+	[ $((SECONDS - start)) -le 30 ]   # a hang's bound: a stopped server never answers
 	assert_output --partial "$(printf 'a\0b')"
 }
 

@@ -220,15 +220,10 @@ setup() {
 
 @test "wait returns when the reset comes, on the injected clock" {
 	# 4 s: wait still finds the breaker open when it starts on a loaded
-	# machine; it returns soon after the reset, well before its timeout.
-	local t0 took limit
-	limit=$(time_limit_ms 7000)
-	t0=$(date +%s%N)
+	# machine.  Success is the reset's doing: its --timeout would exit 75.
 	"$RLWRAP" trip --for 4s claude
-	run timeout 40 "$RLWRAP" wait --timeout 30 claude
-	took=$(ms_since "$t0")
+	run timeout 60 "$RLWRAP" wait --timeout 50 claude
 	assert_success
-	[ "$took" -lt "$limit" ] || fail "wait took $took ms, more than $limit ms"
 	assert_output --partial "waiting for claude"
 }
 
@@ -254,9 +249,9 @@ setup() {
 @test "wait: SIGINT exits 130, a timeout 75" {
 	"$RLWRAP" trip --for 1h claude
 	local t0 took limit
-	limit=$(time_limit_ms 4000)
+	limit=$(time_limit_ms 10000)   # a hang's bound: ten times the 1 s
 	t0=$(date +%s%N)
-	run timeout 20 "$RLWRAP" wait --timeout 1 claude
+	run timeout 40 "$RLWRAP" wait --timeout 1 claude
 	took=$(ms_since "$t0")
 	assert_failure 75
 	assert_output --partial "still blocked"
