@@ -108,6 +108,8 @@ bool opt_duration(const struct cmd_entry *entry, const char *name, const char *s
 
 /* The clock: RLWRAP_TEST_NOW (tests only, epoch or ISO) or the real time. */
 time_t cmd_now(void);
+/* A copy of s (NULL for NULL); out of memory ends the process (125). */
+char *cmd_strdup(const char *s);
 /* The same clock with its fraction of a second. */
 double cmd_now_precise(void);
 

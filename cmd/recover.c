@@ -243,13 +243,13 @@ plan_row(const struct run_row *r, void *arg)
 	exact = argv_exact_text(r->argv_exact, r->argv_json);
 	it->command = stored_command(exact, r->argv_json, &it->command_len);
 	it->action = decide(p, r, it);
-	it->argv_json = r->argv_json != NULL ? strdup(r->argv_json) : NULL;
-	it->cwd = strdup(r->cwd);
-	it->argv_exact = exact != NULL ? strdup(exact) : NULL;
-	it->env_json = r->env_json != NULL ? strdup(r->env_json) : NULL;
-	it->family = strdup(r->family);
-	it->model = strdup(r->model);
-	it->account = strdup(r->account);
+	it->argv_json = cmd_strdup(r->argv_json);
+	it->cwd = cmd_strdup(r->cwd);
+	it->argv_exact = cmd_strdup(exact);
+	it->env_json = cmd_strdup(r->env_json);
+	it->family = cmd_strdup(r->family);
+	it->model = cmd_strdup(r->model);
+	it->account = cmd_strdup(r->account);
 	cmd_format_run_line(r, it->line, sizeof(it->line));
 	it->json = run_row_to_json(r, p->now);
 	return true;
@@ -312,25 +312,25 @@ rerun_argv(const char *self, const struct plan_item *it, const char *signal_file
 
 	if (argv == NULL)
 		return NULL;
-	argv[k++] = strdup(self);
-	argv[k++] = strdup("run");
+	argv[k++] = cmd_strdup(self);
+	argv[k++] = cmd_strdup("run");
 	if (wait != NULL)
-		argv[k++] = strdup(wait);
+		argv[k++] = cmd_strdup(wait);
 	if (family_known(it->family)) {
-		argv[k++] = strdup("--family");
-		argv[k++] = strdup(it->family);
+		argv[k++] = cmd_strdup("--family");
+		argv[k++] = cmd_strdup(it->family);
 	}
 	if (*it->model != '\0') {
-		argv[k++] = strdup("--model");
-		argv[k++] = strdup(it->model);
+		argv[k++] = cmd_strdup("--model");
+		argv[k++] = cmd_strdup(it->model);
 	}
-	argv[k++] = strdup("--account");
-	argv[k++] = strdup(*it->account != '\0' ? it->account : "default");
-	argv[k++] = strdup("--signal-file");
-	argv[k++] = strdup(signal_file);
-	argv[k++] = strdup("--");
+	argv[k++] = cmd_strdup("--account");
+	argv[k++] = cmd_strdup(*it->account != '\0' ? it->account : "default");
+	argv[k++] = cmd_strdup("--signal-file");
+	argv[k++] = cmd_strdup(signal_file);
+	argv[k++] = cmd_strdup("--");
 	for (size_t i = 0; i < n; i++)
-		argv[k++] = strdup(it->command[i]);
+		argv[k++] = cmd_strdup(it->command[i]);
 	return argv;
 }
 

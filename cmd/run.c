@@ -135,18 +135,6 @@ restore_terminal(void)
 	term_restore(&run_term);
 }
 
-static char *
-dup_or_null(const char *s)
-{
-	char *d;
-
-	if (s == NULL)
-		return NULL;
-	if ((d = strdup(s)) == NULL)
-		err(EXIT_INTERNAL, "strdup");
-	return d;
-}
-
 static void
 copy_command(struct run_opts *o, char **operands, int count)
 {
@@ -155,7 +143,7 @@ copy_command(struct run_opts *o, char **operands, int count)
 	if (o->argv == NULL)
 		err(EXIT_INTERNAL, "reallocarray");
 	for (int i = 0; i < count; i++)
-		o->argv[i] = dup_or_null(operands[i]);
+		o->argv[i] = cmd_strdup(operands[i]);
 	o->argv[count] = NULL;
 }
 
@@ -289,11 +277,11 @@ parse_run_opts(const struct args *args, struct run_opts *o)
 	}
 	if (!parse_wait_retry(args, o))
 		return false;
-	o->family = dup_or_null(family);
-	o->model = dup_or_null(args_get(args, 'm'));
-	o->account = dup_or_null(args_get(args, 'a'));
-	o->raw_stream = dup_or_null(args_get(args, OPT_RAW_STREAM));
-	o->signal_file = dup_or_null(args_get(args, OPT_SIGNAL_FILE));
+	o->family = cmd_strdup(family);
+	o->model = cmd_strdup(args_get(args, 'm'));
+	o->account = cmd_strdup(args_get(args, 'a'));
+	o->raw_stream = cmd_strdup(args_get(args, OPT_RAW_STREAM));
+	o->signal_file = cmd_strdup(args_get(args, OPT_SIGNAL_FILE));
 	o->force = args_has(args, OPT_FORCE);
 	o->quiet = args_has(args, 'q');
 	o->no_record = args_has(args, OPT_NO_RECORD);
@@ -761,7 +749,7 @@ signal_file_arm(const char *path, char **operands, int count)
 	if (path == NULL || at_exit.armed)
 		return;
 	copy_command(&at_exit.o, operands, count);
-	at_exit.o.signal_file = dup_or_null(path);
+	at_exit.o.signal_file = cmd_strdup(path);
 	at_exit.armed = true;
 	if (on_exit(signal_file_on_exit, NULL) != 0)
 		at_exit.armed = false;

@@ -281,6 +281,18 @@ cmd_now_precise(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+char *
+cmd_strdup(const char *s)
+{
+	char *d;
+
+	if (s == NULL)
+		return NULL;
+	if ((d = strdup(s)) == NULL)
+		err(EXIT_INTERNAL, "strdup");
+	return d;
+}
+
 time_t
 cmd_now(void)
 {

@@ -67,18 +67,6 @@ classifier_set_now(struct classifier *c, time_t now)
 	c->ctx.now = now;
 }
 
-const char *
-classifier_family(const struct classifier *c)
-{
-	return c->dialect != NULL ? c->dialect->name : "";
-}
-
-const char *
-classifier_model(const struct classifier *c)
-{
-	return c->ctx.model;
-}
-
 bool
 classifier_saw_output(const struct classifier *c)
 {

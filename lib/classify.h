@@ -48,8 +48,6 @@ void classifier_feed(struct classifier *c, const char *buf, size_t len);
 void classifier_finish(struct classifier *c, int exit_code, struct fail_signal *out);
 
 /* Live facts for the wrapper while the stream is still running. */
-const char *classifier_family(const struct classifier *c);  /* "" until known */
-const char *classifier_model(const struct classifier *c);   /* "" until known */
 bool classifier_saw_output(const struct classifier *c);     /* real model output yet? */
 void classifier_usage(const struct classifier *c, struct run_usage *out);
 

@@ -78,7 +78,7 @@ static bool is_blank(char c)
 }
 
 /* A whole word: the match must not run on into letters or digits. */
-static size_t ci_word(const char *s, size_t len, const char *word)
+static size_t ci_whole_word(const char *s, size_t len, const char *word)
 {
 	size_t n = prefix_nocase(s, len, word);
 
@@ -409,9 +409,9 @@ static size_t offer_after_phrase(const char *s, size_t len, size_t i, bool bare_
 {
 	size_t j = skip_blanks(s, len, i), n;
 
-	if ((n = ci_word(s + j, len - j, "in")) > 0 || (n = ci_word(s + j, len - j, "after")) > 0)
+	if ((n = ci_whole_word(s + j, len - j, "in")) > 0 || (n = ci_whole_word(s + j, len - j, "after")) > 0)
 		return offer_duration_text(s, len, j + n, now, best);
-	if ((n = ci_word(s + j, len - j, "at")) > 0 || (n = ci_word(s + j, len - j, "on")) > 0)
+	if ((n = ci_whole_word(s + j, len - j, "at")) > 0 || (n = ci_whole_word(s + j, len - j, "on")) > 0)
 		return offer_clock_text(s, len, j + n, now, best);
 	return bare_clock ? offer_clock_text(s, len, j, now, best) : 0;
 }
@@ -456,7 +456,7 @@ static size_t try_phrase(const char *s, size_t len, size_t i, time_t now, struct
 	if (end > 0)
 		return end;
 	for (size_t k = 0; k < sizeof phrases / sizeof phrases[0]; k++) {
-		size_t n = ci_word(s + i, len - i, phrases[k].words);
+		size_t n = ci_whole_word(s + i, len - i, phrases[k].words);
 
 		if (n == 0)
 			continue;

@@ -368,6 +368,24 @@ enable_wal(struct store *store, int timeout_ms, struct store_error *err)
 /* A WAL that a closing process could not empty (the disk was full when it
  * tried, or it was killed) is emptied by the next opener, before its own
  * commits need the room: without waiting for others, as at close. */
+/* A WAL frame is a page and this header. */
+#define WAL_FRAME_HEADER 24
+
+/* The database's page size (4096 unless it was made otherwise). */
+static off_t
+page_size(struct sqlite_store *sq)
+{
+	sqlite3_stmt *st;
+	off_t size = 4096;
+
+	if (sqlite3_prepare_v2(sq->db, "PRAGMA page_size", -1, &st, NULL) != SQLITE_OK)
+		return size;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		size = (off_t)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return size;
+}
+
 static void
 empty_long_wal(struct sqlite_store *sq, const char *path, int busy_timeout_ms)
 {
@@ -375,7 +393,7 @@ empty_long_wal(struct sqlite_store *sq, const char *path, int busy_timeout_ms)
 	struct stat st;
 
 	snprintf(wal, sizeof(wal), "%s-wal", path);
-	if (stat(wal, &st) != 0 || st.st_size < (off_t)WAL_FRAMES_KEPT * (4096 + 24))
+	if (stat(wal, &st) != 0 || st.st_size < (off_t)WAL_FRAMES_KEPT * (page_size(sq) + WAL_FRAME_HEADER))
 		return;
 	sqlite3_busy_timeout(sq->db, 0);
 	sqlite3_wal_checkpoint_v2(sq->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);

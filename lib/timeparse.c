@@ -55,8 +55,9 @@ static bool is_space(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
-/* Like prefix_nocase, but the word must not run on into more letters. */
-static size_t ci_word(const char *s, size_t len, const char *word)
+/* Like prefix_nocase, but the word must not run on into more letters (a
+ * digit may follow it: "5min", "utc+2"). */
+static size_t ci_word_then_nonletter(const char *s, size_t len, const char *word)
 {
 	size_t n = prefix_nocase(s, len, word);
 
@@ -173,7 +174,7 @@ static size_t match_unit(const char *s, size_t len, const struct unit_name *unit
 	size_t best = 0;
 
 	for (size_t k = 0; k < count; k++) {
-		size_t n = ci_word(s, len, units[k].name);
+		size_t n = ci_word_then_nonletter(s, len, units[k].name);
 
 		if (n > best) {
 			best = n;
@@ -257,7 +258,7 @@ static size_t skip_separators(const char *s, size_t len, size_t i)
 		if (j < len && s[j] == ',')
 			n = 1;
 		else
-			n = ci_word(s + j, len - j, "and");
+			n = ci_word_then_nonletter(s + j, len - j, "and");
 		if (n == 0)
 			return j;
 		i = j + n;
@@ -272,7 +273,7 @@ static size_t skip_hedge(const char *s, size_t len, size_t i)
 	i = skip_spaces(s, len, i);
 	if (i < len && s[i] == '~')
 		return skip_spaces(s, len, i + 1);
-	n = ci_word(s + i, len - i, "about");
+	n = ci_word_then_nonletter(s + i, len - i, "about");
 	if (n)
 		return skip_spaces(s, len, i + n);
 	return i;
@@ -515,20 +516,20 @@ static size_t scan_offset(const char *s, size_t len, bool short_hours, int *offs
  * three hours west, as people write it (not the inverted POSIX sense). */
 static size_t scan_fixed_zone(const char *s, size_t len, struct zone *z)
 {
-	size_t n = ci_word(s, len, "utc");
+	size_t n = ci_word_then_nonletter(s, len, "utc");
 	int offset = 0;
 
 	if (n == 0)
-		n = ci_word(s, len, "gmt");
+		n = ci_word_then_nonletter(s, len, "gmt");
 	if (n == 0)
-		n = ci_word(s, len, "ut");
+		n = ci_word_then_nonletter(s, len, "ut");
 	if (n > 0) {
 		size_t o = scan_offset(s + n, len - n, true, &offset);
 		if (o == 0 && n < len && (s[n] == '+' || s[n] == '-'))
 			return 0;  /* "UTC+" or "GMT+25": a broken offset */
 		n += o;
 	} else {
-		n = ci_word(s, len, "z");  /* Zulu takes no offset */
+		n = ci_word_then_nonletter(s, len, "z");  /* Zulu takes no offset */
 	}
 	if (n == 0 || (n < len && is_alnum(s[n])))
 		return 0;
@@ -857,7 +858,7 @@ static size_t scan_time_after_date(const char *s, size_t len, struct when *w)
 	if (i < len && s[i] == ',')
 		i++;
 	i = skip_spaces(s, len, i);
-	n = ci_word(s + i, len - i, "at");
+	n = ci_word_then_nonletter(s + i, len - i, "at");
 	if (n)
 		i = skip_spaces(s, len, i + n);
 	n = scan_time_of_day(s + i, len - i, w);
@@ -891,7 +892,7 @@ static size_t scan_ordinal(const char *s, size_t len)
 	static const char *const suffixes[] = { "st", "nd", "rd", "th" };
 
 	for (size_t k = 0; k < 4; k++) {
-		size_t n = ci_word(s, len, suffixes[k]);
+		size_t n = ci_word_then_nonletter(s, len, suffixes[k]);
 		if (n)
 			return n;
 	}
@@ -1081,9 +1082,9 @@ static void need_gmt(struct cursor *c)
 	size_t n = 0;
 
 	if (c->ok) {
-		n = ci_word(c->s + c->i, c->len - c->i, "GMT");
+		n = ci_word_then_nonletter(c->s + c->i, c->len - c->i, "GMT");
 		if (n == 0)
-			n = ci_word(c->s + c->i, c->len - c->i, "UTC");
+			n = ci_word_then_nonletter(c->s + c->i, c->len - c->i, "UTC");
 	}
 	c->ok = n > 0;
 	c->i += n;
