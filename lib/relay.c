@@ -24,6 +24,8 @@
 
 #include "relay.h"
 
+#define RELAY_PIPE_SIZE (1024 * 1024)
+
 static void
 relay_close_fd(int *fd)
 {
@@ -812,6 +814,27 @@ soon_if_due(const struct child_spec *spec, const struct timespec *soon_at, bool 
 	}
 }
 
+/*
+ * rlwrap's stdout a pipe that stdout is spliced into: as large as the
+ * child's (1 MiB, best effort), so a whole teed chunk goes in one splice
+ * instead of waiting four times on the reader to empty a 64 KiB pipe (a
+ * poll and a wake-up each).  Only ever larger: a size the user set stays.
+ */
+static void
+widen_stdout_pipe(const struct child *c, const struct child_spec *spec)
+{
+#ifdef F_SETPIPE_SZ
+	int fd = c->dest[CHILD_OUT];
+
+	if (spec->tap_tee && spec->hold == NULL && fd >= 0 && fcntl(fd, F_GETPIPE_SZ) > 0 &&
+	    fcntl(fd, F_GETPIPE_SZ) < RELAY_PIPE_SIZE)
+		(void)fcntl(fd, F_SETPIPE_SZ, RELAY_PIPE_SIZE);
+#else
+	(void)c;
+	(void)spec;
+#endif
+}
+
 int
 relay_pump(struct child *c, const struct child_spec *spec)
 {
@@ -822,6 +845,7 @@ relay_pump(struct child *c, const struct child_spec *spec)
 
 	if (soon_due)
 		deadline_after(&soon_at, spec->soon_ms);
+	widen_stdout_pipe(c, spec);
 	for (;;) {
 		soon_if_due(spec, &soon_at, &soon_due);
 		handle_flags(c, spec, &deadline);
