@@ -37,7 +37,8 @@ for name in claude claude-hb text; do
 	t_grep=$1 t_rl=$2 c_rl=$5
 	set -- $("$paired" "$runs" 0 0 cat "$stream" --- "$RLWRAP" classify-failure $family --json "$stream")
 	f_cat=$8 f_rl=$9
-	t_jq=$(best_of 2 sh -c 'jq -c '\''select(.type=="result" or .type=="rate_limit_event")'\'' "$1" > "$2"' _ "$stream" "$out")
+	t_jq=0   # jq reads no plain text: no figure for it there
+	[ "$name" = text ] || t_jq=$(best_of 2 sh -c 'jq -c '\''select(.type=="result" or .type=="rate_limit_event")'\'' "$1" > "$2"' _ "$stream" "$out")
 	rss=$(peak_rss_kib "$RLWRAP" classify-failure --json "$stream")
 	verdict=$("$RLWRAP" classify-failure $family "$stream" || true)   # the verdict is shown, whatever its exit
 	printf 'classify-failure on %s: %s MiB (%s); load %s\n' "$name" "$mb" "$verdict" "$load0"

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Writes a Codex `exec --json` run of about SIZE_MB MiB to OUT, compact JSON
-as the CLI writes it: thread.started, then turns of reasoning, command
-executions (started, then completed with their aggregated output, which
-mentions 429s and rate limits as real tool output does), agent messages,
-file changes, now and then a "Reconnecting..." error notice, and each turn
-closed by turn.completed with its usage.  Seeded: every run measures the
-same bytes.
+as the CLI writes it: thread.started and turn.started (`exec` runs one
+prompt: one turn), then items: reasoning, command executions (started,
+then completed with their aggregated output, which mentions 429s and rate
+limits as real tool output does), agent messages, file changes, now and
+then a "Reconnecting..." error notice; turn.completed with its usage at
+the end.  Seeded: every run measures the same bytes.
 
     gen-codex-stream.py SIZE_MB OUT"""
 import json, random, sys
@@ -26,9 +26,9 @@ def emit(o):
     return len(s) + 1
 
 written = emit({"type": "thread.started", "thread_id": "01a22c45-2638-7a9b-a624-101ab99ec1ac"})
+written += emit({"type": "turn.started"})
 item = 0
 while written < size:
-    written += emit({"type": "turn.started"})
     for _ in range(rnd.randint(2, 6)):
         item += 1
         kind = rnd.random()
@@ -45,12 +45,11 @@ while written < size:
         elif kind < 0.85:
             written += emit({"type": "item.completed", "item": {"id": "item_%d" % item, "type": "file_change",
                              "changes": [{"path": "src/%s.py" % rnd.choice(words), "kind": "update"}], "status": "completed"}})
-        elif kind < 0.87:
+        elif kind < 0.852:
             written += emit({"type": "error", "message": "Reconnecting... 1/5 (stream disconnected before completion: error sending request for url (https://chatgpt.com/backend-api/codex/responses))"})
         else:
             written += emit({"type": "item.completed", "item": {"id": "item_%d" % item, "type": "agent_message",
                              "text": text(rnd.randint(10, 200))}})
-    written += emit({"type": "turn.completed", "usage": {"input_tokens": rnd.randint(10000, 90000),
-                     "cached_input_tokens": rnd.randint(0, 9000), "output_tokens": rnd.randint(100, 4000),
-                     "reasoning_output_tokens": rnd.randint(0, 2000)}})
+emit({"type": "turn.completed", "usage": {"input_tokens": 8812345, "cached_input_tokens": 7654321,
+      "output_tokens": 234567, "reasoning_output_tokens": 123456}})
 out.close()
