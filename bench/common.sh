@@ -44,6 +44,25 @@ gen_stream() {
 	echo "$f"
 }
 
+# gen_codex: the Codex `exec --json` stream (SIZE_MB MiB); gen_plain: 100
+# MiB of short-line plain text.  Their paths, made once.
+gen_codex() {
+	local f="$BENCH_DIR/codex-$SIZE_MB.jsonl"
+	if ! [ -f "$f" ]; then
+		echo "generating $f ..." >&2
+		python3 "$(dirname "$0")/gen-codex-stream.py" "$SIZE_MB" "$f.tmp" && mv "$f.tmp" "$f"
+	fi
+	echo "$f"
+}
+gen_plain() {
+	local f="$BENCH_DIR/text-100m.txt"
+	if ! [ -f "$f" ]; then
+		echo "generating $f ..." >&2
+		python3 "$(dirname "$0")/gen-text.py" 100 "$f.tmp" && mv "$f.tmp" "$f"
+	fi
+	echo "$f"
+}
+
 # paired_bin: bench/paired.c built in BENCH_DIR; prints its path.  paired
 # runs two commands alternately and prints the medians of their wall times
 # and of the paired differences, then the same for CPU time (ms).

@@ -2,13 +2,19 @@
  * paired: whole-process timing of two commands, run alternately so that
  * both see the same machine.  Prints the median wall time of each and the
  * median of the paired differences (B - A), then the same three for CPU
- * time (user + system, the process and its children), in milliseconds, and
- * last the median of the paired ratios B / A of wall time:
+ * time (user + system, the process and its children), in milliseconds,
+ * the median of the paired ratios B / A of wall time, and the medians of
+ * each one's page faults (minor + major, the process and its children):
  *     paired RUNS STATUS_A STATUS_B A-ARGV... --- B-ARGV...
- * Every run of A must exit STATUS_A and every run of B STATUS_B (else exit 1).
+ * With three or more commands (each after a ---, all expected to exit
+ * STATUS_B), one line for each, A first: the medians of its wall time, CPU
+ * time and page faults, and of its paired ratios to A of wall and CPU time.
+ * The order rotates from one round to the next.
+ * Every run of A must exit STATUS_A and every other STATUS_B (else exit 1).
  * Output goes to /dev/null.  Built by the bench scripts that use it.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,10 +32,13 @@ now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Wall time of one run in ms, or -1 when it did not exit with want; its CPU
- * time in *cpu. */
-static double
-run(char **argv, int want, double *cpu)
+struct sample {
+	double wall, cpu, faults;
+};
+
+/* One run (output to /dev/null); false when it did not exit with want. */
+static bool
+run(char **argv, int want, struct sample *s)
 {
 	double t0 = now_ms();
 	int status;
@@ -45,12 +54,12 @@ run(char **argv, int want, double *cpu)
 		_exit(127);
 	}
 	if (pid < 0 || wait4(pid, &status, 0, &ru) != pid)
-		return -1;
-	*cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+		return false;
+	s->wall = now_ms() - t0;
+	s->cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
 	    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != want)
-		return -1;
-	return now_ms() - t0;
+	s->faults = (double)(ru.ru_minflt + ru.ru_majflt);
+	return WIFEXITED(status) && WEXITSTATUS(status) == want;
 }
 
 static int
@@ -68,52 +77,76 @@ median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+#define MAX_CMDS 8
+
+/* The median over the runs of f(sample of command k, sample of command 0). */
+static double
+median_of(struct sample *s[], int k, int runs, double *tmp, double (*f)(const struct sample *, const struct sample *))
+{
+	for (int i = 0; i < runs; i++)
+		tmp[i] = f(&s[k][i], &s[0][i]);
+	return median(tmp, runs);
+}
+
+static double wall(const struct sample *x, const struct sample *a) { (void)a; return x->wall; }
+static double cpu(const struct sample *x, const struct sample *a) { (void)a; return x->cpu; }
+static double faults(const struct sample *x, const struct sample *a) { (void)a; return x->faults; }
+static double wall_diff(const struct sample *x, const struct sample *a) { return x->wall - a->wall; }
+static double cpu_diff(const struct sample *x, const struct sample *a) { return x->cpu - a->cpu; }
+static double wall_ratio(const struct sample *x, const struct sample *a) { return x->wall / a->wall; }
+static double cpu_ratio(const struct sample *x, const struct sample *a) { return x->cpu / a->cpu; }
+
 int
 main(int argc, char **argv)
 {
-	int runs, want_a, want_b, sep = 0;
-	double *a, *b, *d, *ca, *cb, *cd, *ratio;
+	int runs, want_a, want_b, ncmd = 1;
+	char **cmd[MAX_CMDS];
+	struct sample *s[MAX_CMDS];
+	double *tmp;
 
 	if (argc < 7)
 		goto usage;
 	runs = atoi(argv[1]);
 	want_a = atoi(argv[2]);
 	want_b = atoi(argv[3]);
+	cmd[0] = argv + 4;
 	for (int i = 4; i < argc; i++)
-		if (strcmp(argv[i], "---") == 0)
-			sep = i;
-	if (runs < 1 || sep <= 4 || sep == argc - 1)
+		if (strcmp(argv[i], "---") == 0) {
+			if (ncmd == MAX_CMDS || i + 1 == argc || argv[i + 1] == NULL)
+				goto usage;
+			argv[i] = NULL;
+			cmd[ncmd++] = argv + i + 1;
+		}
+	if (runs < 1 || ncmd < 2 || cmd[0][0] == NULL)
 		goto usage;
-	argv[sep] = NULL;
-	a = calloc((size_t)runs, sizeof(*a));
-	b = calloc((size_t)runs, sizeof(*b));
-	d = calloc((size_t)runs, sizeof(*d));
-	ca = calloc((size_t)runs, sizeof(*ca));
-	cb = calloc((size_t)runs, sizeof(*cb));
-	cd = calloc((size_t)runs, sizeof(*cd));
-	ratio = calloc((size_t)runs, sizeof(*ratio));
+	for (int k = 0; k < ncmd; k++)
+		s[k] = calloc((size_t)runs, sizeof(*s[k]));
+	tmp = calloc((size_t)runs, sizeof(*tmp));
 	for (int i = 0; i < runs; i++) {
-		/* Alternate which goes first, so neither always follows the other. */
-		if (i % 2) {
-			b[i] = run(argv + sep + 1, want_b, &cb[i]);
-			a[i] = run(argv + 4, want_a, &ca[i]);
-		} else {
-			a[i] = run(argv + 4, want_a, &ca[i]);
-			b[i] = run(argv + sep + 1, want_b, &cb[i]);
+		/* Rotate which goes first, so none always follows another. */
+		for (int j = 0; j < ncmd; j++) {
+			int k = (i + j) % ncmd;
+
+			if (!run(cmd[k], k == 0 ? want_a : want_b, &s[k][i])) {
+				fprintf(stderr, "paired: %s exited otherwise than expected\n", cmd[k][0]);
+				return 1;
+			}
 		}
-		if (a[i] < 0 || b[i] < 0) {
-			fprintf(stderr, "paired: %s exited otherwise than expected\n",
-			    a[i] < 0 ? argv[4] : argv[sep + 1]);
-			return 1;
-		}
-		d[i] = b[i] - a[i];
-		cd[i] = cb[i] - ca[i];
-		ratio[i] = b[i] / a[i];
 	}
-	printf("%.3f %.3f %.3f %.3f %.3f %.3f %.4f\n", median(a, runs), median(b, runs), median(d, runs),
-	    median(ca, runs), median(cb, runs), median(cd, runs), median(ratio, runs));
+	if (ncmd == 2) {
+		printf("%.3f %.3f %.3f %.3f %.3f %.3f %.4f %.0f %.0f\n", median_of(s, 0, runs, tmp, wall),
+		    median_of(s, 1, runs, tmp, wall), median_of(s, 1, runs, tmp, wall_diff),
+		    median_of(s, 0, runs, tmp, cpu), median_of(s, 1, runs, tmp, cpu),
+		    median_of(s, 1, runs, tmp, cpu_diff), median_of(s, 1, runs, tmp, wall_ratio),
+		    median_of(s, 0, runs, tmp, faults), median_of(s, 1, runs, tmp, faults));
+		return 0;
+	}
+	for (int k = 0; k < ncmd; k++)
+		printf("%.3f %.3f %.0f %.4f %.4f\n", median_of(s, k, runs, tmp, wall), median_of(s, k, runs, tmp, cpu),
+		    median_of(s, k, runs, tmp, faults), median_of(s, k, runs, tmp, wall_ratio),
+		    median_of(s, k, runs, tmp, cpu_ratio));
 	return 0;
 usage:
-	fprintf(stderr, "usage: paired RUNS STATUS_A STATUS_B A-ARGV... --- B-ARGV...\n");
+	fprintf(stderr, "usage: paired RUNS STATUS_A STATUS_B A-ARGV... --- B-ARGV... [--- C-ARGV...]\n");
 	return 2;
 }

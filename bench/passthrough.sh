@@ -1,77 +1,58 @@
 #!/bin/bash
-# Pass-through: `rlwrap -- cat FILE > /dev/null` against `cat FILE | cat >
-# /dev/null`, run alternately (bench/paired.c), on two 300 MiB streams: a
-# Claude-like mix (assistant text, tool results, a rate-limit event every
-# hundred lines or so) and the heartbeat-per-turn Claude stream
-# (gen-claude-stream.py --heartbeat).  Each with the machine otherwise idle,
-# with one core busy (a spinning shell), and with both commands confined to
-# one CPU (taskset -c 0: what one free core costs, whatever the scheduler
-# does with the busy one).  Goal (docs/design.md section 9): the wrapper's
-# wall time at most 1.10x the pipe's, median of the paired ratios.
+# Pass-through with a reader downstream, as every orchestrator has: on each
+# stream, three commands run in rotation (bench/paired.c), every one into
+# `| cat`:
+#   cat f | cat              the baseline (one pipe hop)
+#   rlwrap -- cat f | cat    the wrapper (every byte classified)
+#   cat f | cat | cat        one extra plain hop, which copies each byte twice
+# Wall and CPU time (user + sys of every process) are medians of the
+# rounds; the ratios are medians of the paired ratios to the baseline.  Page
+# faults (minor + major, every process) are counted per MiB beside `cat f`'s.
+# The streams: the Claude stream with a heartbeat every turn
+# (gen-claude-stream.py --heartbeat), a Codex `exec --json` stream
+# (gen-codex-stream.py) and 100 MiB of short-line plain text (gen-text.py).
+# Goals (docs/design.md section 9): wall at most 1.25x the baseline's, CPU
+# at most that of the extra hop, faults per MiB within 1.2x of cat's.
 #   bench/passthrough.sh [RUNS]        (RLWRAP, BENCH_DIR override defaults)
 set -eu
 . "$(dirname "$0")/common.sh"
-runs=${1:-7}
+runs=${1:-11}
 paired=$(paired_bin)
-mix=$BENCH_DIR/stream-300m.jsonl
-size=$((300 * 1024 * 1024))
-
-# The mix: mostly assistant and user/tool-result lines, as in real runs;
-# tool results quoting a "429 rate_limit_error", which must not count; line
-# lengths vary widely.
-generate() {
-	awk -v size="$size" 'BEGIN {
-		srand(42)
-		words = "the of and to in is that for it as with was on be by this are or from at an build test fix error file function value return change"
-		nw = split(words, w, " ")
-		total = 0; n = 0
-		while (total < size) {
-			n++
-			r = rand()
-			k = r < 0.001 ? 0 : r < 0.5 ? 1 : r < 0.985 ? 3 : r < 0.999 ? 4 : 5
-			len = int(rand() * (rand() < 0.05 ? 4000 : 60)) + 3
-			text = ""
-			for (i = 0; i < len; i++) text = text w[int(rand() * nw) + 1] " "
-			if (k == 0) line = "{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s" n "\",\"model\":\"claude-opus-4-6\",\"tools\":[\"Bash\",\"Edit\",\"Read\"]}"
-			else if (k == 1 || k == 2) line = "{\"type\":\"assistant\",\"message\":{\"id\":\"msg_" n "\",\"model\":\"claude-opus-4-6\",\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"" text "\"}]},\"session_id\":\"s\"}"
-			else if (k == 3) line = "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"toolu_" n "\",\"content\":\"" text " 429 rate_limit_error\"}]}}"
-			else if (k == 4) line = "{\"type\":\"rate_limit_event\",\"rate_limit_info\":{\"status\":\"allowed\",\"resetsAt\":" (1796063400 + n) ",\"rateLimitType\":\"five_hour\"}}"
-			else line = "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"" substr(text, 1, 200) "\",\"usage\":{\"input_tokens\":" n ",\"output_tokens\":" n "}}"
-			print line
-			total += length(line) + 1
-		}
-	}' > "$mix.tmp"
-	mv "$mix.tmp" "$mix"
-}
-[ -f "$mix" ] && [ "$(stat -c %s "$mix")" -ge "$size" ] || { echo "generating $mix ..." >&2; generate; }
-hb=$(gen_stream claude-hb)
 export RLWRAP_DB=$BENCH_DIR/passthrough.db RLWRAP_CONFIG=/nonexistent/config
 unset RLWRAP_TEST_NOW
 
-# measure NAME FILE MODE: one RESULT line and a readable one.
+# measure NAME FAMILY FILE: one RESULT line and a readable one.
 measure() {
-	local name=$1 f=$2 mode=$3 mib out
-	mib=$(($(stat -c %s "$f") / 1048576))
+	local name=$1 family=$2 f=$3 mib l out
+	mib=$(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.1f", b / 1048576 }')
 	cat "$f" > /dev/null   # warm the page cache
-	[ "$mode" = busy ] && busy_start
-	local l pin=""
 	l=$(load)
-	[ "$mode" = onecpu ] && pin="taskset -c 0"
-	out=$($pin "$paired" "$runs" 0 0 sh -c 'cat "$1" | cat > /dev/null' _ "$f" \
-	    --- sh -c '"$1" -- cat "$2" > /dev/null' _ "$RLWRAP" "$f")
-	[ "$mode" = busy ] && busy_stop
-	set -- $out
-	awk -v n="$name" -v m="$mode" -v mib="$mib" -v p="$1" -v w="$2" -v cp="$4" -v cw="$5" -v r="$7" -v l="$l" -v k="$runs" 'BEGIN {
-		printf "%-9s %-6s %4d MiB: pipe %7.1f ms (%5.0f MiB/s, CPU %6.1f ms), rlwrap %7.1f ms (%5.0f MiB/s, CPU %6.1f ms); ratio %.3f (goal <= 1.10: %s); %d pairs, load %s\n",
-			n, m, mib, p, mib / (p / 1000), cp, w, mib / (w / 1000), cw, r, r <= 1.10 ? "ok" : "OVER", k, l
-		printf "RESULT passthrough_%s_%s mib=%d pipe_ms=%s wrap_ms=%s pipe_cpu_ms=%s wrap_cpu_ms=%s ratio=%s pipe_mibs=%.0f wrap_mibs=%.0f\n",
-			n, m, mib, p, w, cp, cw, r, mib / (p / 1000), mib / (w / 1000) }'
+	out=$("$paired" "$runs" 0 0 sh -c 'cat "$1" | cat' _ "$f" \
+	    --- sh -c '"$1" -f "$2" -- cat "$3" | cat' _ "$RLWRAP" "$family" "$f" \
+	    --- sh -c 'cat "$1" | cat | cat' _ "$f")
+	# Faults of one `cat f` and one `rlwrap -- cat f` (no shell, no reader),
+	# and on the stream's first MiB: what grows with the input is the
+	# difference (the rest is start-up, which bench/startup.sh measures).
+	faults=$("$paired" "$runs" 0 0 cat "$f" --- "$RLWRAP" -f "$family" -- cat "$f")
+	head -c 1048576 "$f" > "$BENCH_DIR/head.1m"
+	faults1=$("$paired" 5 0 0 cat "$BENCH_DIR/head.1m" --- "$RLWRAP" -f "$family" -- cat "$BENCH_DIR/head.1m")
+	echo "$out" "$faults" "$faults1" | tr '\n' ' ' | awk -v n="$name" -v mib="$mib" -v l="$l" -v k="$runs" '{
+		pw = $1; pc = $2; ww = $6; wc = $7; wr = $9; xw = $11; xc = $12
+		cf = $(15 + 8); rf = $(15 + 9); cs = (cf - $(24 + 8)) / (mib - 1); rs = (rf - $(24 + 9)) / (mib - 1)
+		cpu_x = wc / xc; fr = rf / cf
+		printf "%-9s %5.1f MiB: cat f | cat %6.1f ms (CPU %6.1f); rlwrap %6.1f ms (CPU %6.1f); cat f | cat | cat %6.1f ms (CPU %6.1f)\n",
+			n, mib, pw, pc, ww, wc, xw, xc
+		printf "          wall %.2fx of the pipe (goal <= 1.25x: %s); CPU %.2fx of the extra hop (goal <= 1: %s); faults %.2f/MiB against cat %.2f/MiB, %.2fx (goal <= 1.2x: %s); %d rounds, load %s\n",
+			wr, wr <= 1.25 ? "met" : "missed", cpu_x, cpu_x <= 1 ? "met" : "missed",
+			rf / mib, cf / mib, fr, fr <= 1.2 ? "met" : "missed", k, l
+		printf "          faults that grow with the input (past the first MiB): rlwrap %.3f/MiB, cat %.3f/MiB\n", rs, cs
+		printf "RESULT passthrough_%s mib=%s pipe_ms=%s wrap_ms=%s hop_ms=%s pipe_cpu_ms=%s wrap_cpu_ms=%s hop_cpu_ms=%s wall_ratio=%.3f cpu_hop_ratio=%.3f cat_faults=%s wrap_faults=%s faults_ratio=%.3f cat_fault_slope=%.3f wrap_fault_slope=%.3f load=%s\n",
+			n, mib, pw, ww, xw, pc, wc, xc, wr, cpu_x, cf, rf, fr, cs, rs, l }'
 }
 
-trap busy_stop EXIT
-modes="idle busy"
-command -v taskset > /dev/null && modes="$modes onecpu"
-for mode in $modes; do
-	measure mix "$mix" "$mode"
-	measure claude-hb "$hb" "$mode"
-done
+hb=$(gen_stream claude-hb)
+codex=$(gen_codex)
+text=$(gen_plain)
+measure claude-hb claude "$hb"
+measure codex codex "$codex"
+measure text claude "$text"

@@ -15,6 +15,7 @@ if ! [ -f "$f" ] || [ "$(stat -c %s "$f")" -ne "$size" ]; then
 	printf '\n' >> "$f.tmp"
 	mv "$f.tmp" "$f"
 fi
+export RLWRAP_DB=$BENCH_DIR/rss.db RLWRAP_CONFIG=/nonexistent/config
 out=$BENCH_DIR/rss.out
 /usr/bin/time -f '%M' -o "$out" "$RLWRAP" -- cat "$f" | wc -c > "$BENCH_DIR/rss.bytes"
 kib=$(tail -1 "$out")

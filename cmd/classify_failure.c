@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -51,6 +50,8 @@ struct read_opts {
 /* How much of the start of an input tells whether it is a terminal
  * capture. */
 #define HEAD_MAX CAPTURE_HEAD_MAX
+/* Small enough to stay in the L2 cache between the copy and the scan. */
+#define CLASSIFY_READ_BUF (128 * 1024)
 
 /* The start of fd, read without moving it when it is a file, else read
  * into head (*consumed: the caller feeds it first). */
@@ -93,35 +94,6 @@ print_if_all(const struct fail_signal *sig, void *arg)
 	print_signal(sig, arg);
 }
 
-/* A regular file is read through a window of the page cache, mapped: no
- * copy, and never more than MAP_WINDOW of it resident at once.  (A file cut
- * shorter while mapped would end the process with SIGBUS, as it would
- * grep's or any mmap reader's.) */
-#define MAP_WINDOW ((off_t)4 * 1024 * 1024)
-
-/* Feeds the file from its start to its size now; the caller reads on from
- * there (a file still growing).  False when it cannot be mapped. */
-static bool
-feed_mapped(int fd, struct capture *k)
-{
-	struct stat st;
-	off_t off;
-
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0 ||
-	    lseek(fd, 0, SEEK_CUR) != 0)
-		return false;
-	for (off = 0; off < st.st_size; off += MAP_WINDOW) {
-		size_t len = (size_t)(st.st_size - off < MAP_WINDOW ? st.st_size - off : MAP_WINDOW);
-		void *p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, off);
-
-		if (p == MAP_FAILED)
-			break;
-		capture_feed(k, p, len);
-		munmap(p, len);
-	}
-	return lseek(fd, off < st.st_size ? off : st.st_size, SEEK_SET) >= 0;
-}
-
 /* Where fd's bytes go, from its first ones; NULL when unreadable. */
 static struct capture *
 capture_open(int fd, const struct read_opts *ro, struct print_opts *po)
@@ -148,7 +120,10 @@ capture_open(int fd, const struct read_opts *ro, struct print_opts *po)
 static bool
 classify_fd(int fd, const char *name, const struct read_opts *ro, struct print_opts *po)
 {
-	static char buf[256 * 1024];
+	/* One buffer, reused: a mapping of the file costs a page fault per
+	 * 4 KiB, several times the copy read(2) makes into pages that stay in
+	 * the cache (docs/benchmarks.md). */
+	static char buf[CLASSIFY_READ_BUF];
 	struct capture *k;
 	struct fail_signal sig;
 	ssize_t n;
@@ -157,7 +132,6 @@ classify_fd(int fd, const char *name, const struct read_opts *ro, struct print_o
 		warn("%s", name);
 		return false;
 	}
-	(void)feed_mapped(fd, k);
 	while ((n = read(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "ansi.h"
-#include "child.h"
+#include "relay.h"
 #include "classify.h"
 #include "cmd.h"
 #include "detect.h"
@@ -917,13 +917,13 @@ run_child(const struct run_opts *o, const struct run_identity *id, struct child_
 	if (spec->use_pty && isatty(STDIN_FILENO) && term_enter_raw(&run_term, STDIN_FILENO) == 0)
 		spec->term = &run_term;
 	/* Pipes only: a terminal's echo is not made to wait for a slice. */
-	batch = !spec->use_pty && child_relay_batch(true);
-	if (child_pump(&c, spec) < 0) {
+	batch = !spec->use_pty && relay_batch(true);
+	if (relay_pump(&c, spec) < 0) {
 		kill(c.pid, SIGKILL);
 		err(EXIT_INTERNAL, "relaying %s", o->argv[0]);
 	}
 	if (batch)
-		child_relay_batch(false);   /* a --retry spawns again from here */
+		relay_batch(false);   /* a --retry spawns again from here */
 	leave_screen(&c, spec);
 	r->status = c.status;
 	r->exit_code = wait_status_exit_code(c.status);

@@ -1,10 +1,8 @@
 /*
  * child.h: running the wrapped command the way tini and timeout(1) do.
  * Signals are caught and blocked before the fork; the child gets back the
- * mask and dispositions rlwrap started with.  Its stdout and stderr (or a
- * pseudo-terminal) are relayed byte for byte to rlwrap's own as they arrive;
- * forwarded signals reach it; rlwrap stops and continues with it; when it
- * exits, its pipes are drained for at most a bounded time.
+ * mask and dispositions rlwrap started with; forwarded signals reach it.
+ * relay.h moves its output (and, on a pty, its input) and follows its stops.
  *
  * On a pseudo-terminal the command runs under a session leader of rlwrap's
  * own, as a job runs under a shell: in a process group of its own, the
@@ -21,6 +19,7 @@
 #define RLWRAP_CHILD_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -43,7 +42,7 @@ typedef void (*child_tap)(enum child_stream stream, const char *buf, size_t len,
  * once).  The tap sets release when the run has shown real output: the held
  * bytes are written out and stdout flows directly from then on.  Past max
  * bytes the hold gives up the same way and says so in overflowed.  After
- * child_pump() the caller writes out or drops what is still held, and frees
+ * relay_pump() the caller writes out or drops what is still held, and frees
  * buf.
  */
 struct child_hold {
@@ -72,7 +71,7 @@ struct child_spec {
 	struct child_hold *hold;   /* NULL: stdout is relayed as it arrives */
 	bool die_with_parent;      /* SIGTERM to the child when rlwrap dies, however it dies */
 	bool track_screen;         /* follow what stdout does to the terminal (c->screen) */
-	/* Called once, from child_pump(), when the command has run soon_ms:
+	/* Called once, from relay_pump(), when the command has run soon_ms:
 	 * what only a long run needs is started there, so a short one never
 	 * pays for it.  NULL: nothing. */
 	void (*soon)(void *arg);
@@ -127,27 +126,27 @@ void child_signals_release(void);
  */
 enum spawn_result child_spawn(struct child *c, const struct child_spec *spec);
 
-/*
- * Relays output, forwards signals and input until the child has exited and
- * its output is drained (or the drain bound has passed).  When the child
- * stops, rlwrap stops with the same signal, its terminal restored (and, with
- * track_screen, the main screen and the cursor back); when rlwrap is
- * continued, the terminal is raw again, the window size applied, and the
- * child continued.  Returns 0, with the wait status in c->status, or -1 with
- * errno set.
- */
-int child_pump(struct child *c, const struct child_spec *spec);
+/* ---- for the relay (relay.c): what the signal handler noted ---- */
 
-/*
- * The calling thread (the relay) as SCHED_BATCH (batch true) or back to
- * SCHED_OTHER: a relay of pipes then no longer preempts the command each
- * time it writes, and reads what it wrote in larger pieces, with a
- * seventh of the context switches (docs/design.md section 9).  Only from
- * SCHED_OTHER to SCHED_BATCH and back, so a policy the user chose stays;
- * true when the policy changed.  Called after the spawn, so the command
- * never inherits it.
- */
-bool child_relay_batch(bool batch);
+enum child_flag { CHILD_FLAG_CHLD, CHILD_FLAG_TSTP, CHILD_FLAG_CONT, CHILD_FLAG_WINCH };
+/* The flag's value, 0 when not raised (SIGTSTP: 1 stop, 2 stop and
+ * forward it: it did not reach the child). */
+int child_flag(enum child_flag f);
+/* The flag's value, lowered. */
+int child_flag_take(enum child_flag f);
+/* The mask under which the caught signals are delivered (ppoll's). */
+const sigset_t *child_run_mask(void);
+/* The child is reaped: no signal is forwarded to its pid any more. */
+void child_forget(void);
+/* The pty's window size was set (child_winsize_changes() counts it). */
+void child_winsize_note(void);
+
+/* What the session leader tells rlwrap: one record per write (atomic). */
+struct leader_report {
+	int kind;
+	int value;
+};
+enum { REPORT_PID, REPORT_STOP, REPORT_EXIT };
 
 /* Closes what is still open. */
 void child_close(struct child *c);

@@ -10,16 +10,11 @@
 #include <string.h>
 
 #include "classify_int.h"
+#include "classify_masks.h"
 #include "jsonsubset.h"
 #include "linescan.h"
 #include "textutil.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-#ifdef HAVE_AVX2_PATH
-#include <immintrin.h>
-#endif
 
 /*
  * An unescaped {"type": can only follow '[', ',' or ':' in valid JSON; after
@@ -480,120 +475,10 @@ buffer_append(struct classifier *c, const char *s, size_t len)
 
 /*
  * The whole-chunk pass: one bit per byte for each '\n', ':' and ' ' of a
- * slice, 64 bytes at a time (SSE2 where the compiler has it), so that
- * finding a line's end and a colon near its start cost no call per line.
- * The colons and blanks only past a region that was skipped.
+ * slice (classify_masks.c), so that finding a line's end and a colon near
+ * its start cost no call per line.  The colons and blanks only past a
+ * region that was skipped.
  */
-#define SCAN_SLICE 65536
-#define SCAN_SLICE_MIN 4096
-struct slice_bits {
-	uint64_t nl[SCAN_SLICE / 64];
-	uint64_t colon[SCAN_SLICE / 64];
-	uint64_t space[SCAN_SLICE / 64];
-	uint64_t blank[SCAN_SLICE / 64];   /* the region's masks (word_masks_avx2) */
-	uint64_t head[SCAN_SLICE / 64];
-	uint64_t tail[SCAN_SLICE / 64];
-	size_t masked;                     /* whole words those masks cover */
-};
-
-#ifdef HAVE_AVX2_PATH
-/* bits_of's whole words with AVX2 (where the CPU has it: checked once);
- * returns the first word it did not do. */
-__attribute__((target("avx2"))) static size_t
-bits_of_avx2(uint64_t *bits, char ch, const char *s, size_t len, size_t from, size_t to)
-{
-	const __m256i x = _mm256_set1_epi8(ch);
-	size_t w = from;
-
-	for (; w < to && w * 64 + 64 <= len; w++) {
-		const __m256i *at = (const __m256i *)(const void *)(s + w * 64);
-
-		bits[w] = (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(at), x)) |
-		    (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(_mm256_loadu_si256(at + 1), x)) << 32;
-	}
-	return w;
-}
-
-__attribute__((target("avx2"))) static inline uint64_t
-mask_of(__m256i lo, __m256i hi)
-{
-	return (uint64_t)(uint32_t)_mm256_movemask_epi8(lo) | (uint64_t)(uint32_t)_mm256_movemask_epi8(hi) << 32;
-}
-
-/* Which region bits a byte has, for 32 bytes: a lookup by each nibble,
- * ANDed.  Each bit is a set of high nibbles times a set of low ones, so
- * the AND is exact.  Head, a first non-blank that asks for a closer look
- * (bits 0 to 5): r x { ~, ` a, R X [, A, <, CR.  Tail, a last byte that
- * does (bits 6 and 7): { [, TAB CR. */
-__attribute__((target("avx2"))) static inline __m256i
-region_class(__m256i v)
-{
-	const __m256i lo = _mm256_setr_epi8(2, 2 | 8, 1 | 4, 0, 0, 0, 0, 0, 1 | 4, -128, 0, 1 | 4 | 64, 16,
-	    32 - 128, 1, 0, 2, 2 | 8, 1 | 4, 0, 0, 0, 0, 0, 1 | 4, -128, 0, 1 | 4 | 64, 16, 32 - 128, 1, 0);
-	const __m256i hi = _mm256_setr_epi8(32 - 128, 0, 0, 16, 8, 4 | 64, 2, 1 | 64, 0, 0, 0, 0, 0, 0, 0, 0,
-	    32 - 128, 0, 0, 16, 8, 4 | 64, 2, 1 | 64, 0, 0, 0, 0, 0, 0, 0, 0);
-	const __m256i nibble = _mm256_set1_epi8(0x0f);
-
-	return _mm256_and_si256(_mm256_shuffle_epi8(lo, _mm256_and_si256(v, nibble)),
-	    _mm256_shuffle_epi8(hi, _mm256_and_si256(_mm256_srli_epi16(v, 4), nibble)));
-}
-
-/* The masks region_scan_masked reads, for the whole words of a slice, in
- * one pass with its line ends. */
-__attribute__((target("avx2"))) static void
-word_masks_avx2(struct slice_bits *b, const char *s, size_t words)
-{
-	const __m256i nl = _mm256_set1_epi8('\n'), sp = _mm256_set1_epi8(' '), tab = _mm256_set1_epi8('\t');
-	const __m256i head = _mm256_set1_epi8(63), tail = _mm256_set1_epi8(-64), zero = _mm256_setzero_si256();
-
-	for (size_t w = 0; w < words; w++) {
-		const __m256i *at = (const __m256i *)(const void *)(s + w * 64);
-		__m256i x = _mm256_loadu_si256(at), y = _mm256_loadu_si256(at + 1);
-		__m256i cx = region_class(x), cy = region_class(y);
-
-		b->nl[w] = mask_of(_mm256_cmpeq_epi8(x, nl), _mm256_cmpeq_epi8(y, nl));
-		b->blank[w] = mask_of(_mm256_or_si256(_mm256_cmpeq_epi8(x, sp), _mm256_cmpeq_epi8(x, tab)),
-		    _mm256_or_si256(_mm256_cmpeq_epi8(y, sp), _mm256_cmpeq_epi8(y, tab)));
-		b->head[w] = ~mask_of(_mm256_cmpeq_epi8(_mm256_and_si256(cx, head), zero),
-		    _mm256_cmpeq_epi8(_mm256_and_si256(cy, head), zero));
-		b->tail[w] = b->blank[w] | ~mask_of(_mm256_cmpeq_epi8(_mm256_and_si256(cx, tail), zero),
-		    _mm256_cmpeq_epi8(_mm256_and_si256(cy, tail), zero));
-	}
-	b->masked = words;
-}
-#endif
-
-/* One bit per byte equal to ch, for the 64-byte words [from, to) of s. */
-static void
-bits_of(uint64_t *bits, char ch, const char *s, size_t len, size_t from, size_t to)
-{
-	size_t w = from;
-
-#ifdef HAVE_AVX2_PATH
-	if (cpu_has_avx2())
-		w = bits_of_avx2(bits, ch, s, len, from, to);
-#endif
-#ifdef __SSE2__
-	const __m128i x = _mm_set1_epi8(ch);
-
-	for (; w < to && w * 64 + 64 <= len; w++) {
-		const __m128i *at = (const __m128i *)(const void *)(s + w * 64);
-
-		bits[w] = (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(at), x)) |
-		    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(at + 1), x)) << 16 |
-		    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(at + 2), x)) << 32 |
-		    (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128(at + 3), x)) << 48;
-	}
-#endif
-	for (; w < to; w++) {
-		uint64_t b = 0;
-		size_t m = len - w * 64 < 64 ? len - w * 64 : 64;
-
-		for (size_t k = 0; k < m; k++)
-			b |= (uint64_t)(s[w * 64 + k] == ch) << k;
-		bits[w] = b;
-	}
-}
 
 /*
  * With nothing pending, does process_line only count this line as plain
@@ -958,15 +843,13 @@ plain_slice(struct classifier *c, const char *base, size_t len, bool *stopped)
 	bool gap = false;
 
 	bits.masked = 0;
-#ifdef HAVE_AVX2_PATH
 	/* The masks only where a region may be skipped (region_skip). */
-	if (cpu_has_avx2() && region_possible(c, lineno))
-		word_masks_avx2(&bits, base, len / 64);
-#endif
-	bits_of(bits.nl, '\n', base, len, bits.masked, words);
+	if (region_possible(c, lineno))
+		(void)slice_region_masks(&bits, base, len / 64);
+	slice_bits_of(bits.nl, '\n', base, len, bits.masked, words);
 	pos = region_skip(c, base, &bits, words, &lineno, &last_text, &gap);
-	bits_of(bits.colon, ':', base, len, pos / 64, words);
-	bits_of(bits.space, ' ', base, len, pos / 64, words);
+	slice_bits_of(bits.colon, ':', base, len, pos / 64, words);
+	slice_bits_of(bits.space, ' ', base, len, pos / 64, words);
 	for (size_t w = pos / 64; w < words && !*stopped; w++)
 		for (uint64_t m = bits.nl[w] & (~0ULL << (w == pos / 64 ? pos % 64 : 0)); m != 0;
 		    m &= m - 1) {   /* each line end in turn */

@@ -7,7 +7,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "child.h"
+#include "relay.h"
 
 static void
 test_exit_status_encoding(void **state)
@@ -33,15 +33,15 @@ test_relay_batch_round_trip(void **state)
 
 	(void)state;
 	assert_int_equal(sched_getscheduler(0), SCHED_OTHER);
-	assert_false(child_relay_batch(false));
-	assert_true(child_relay_batch(true));
+	assert_false(relay_batch(false));
+	assert_true(relay_batch(true));
 	assert_int_equal(sched_getscheduler(0), SCHED_BATCH);
-	assert_false(child_relay_batch(true));
-	assert_true(child_relay_batch(false));
+	assert_false(relay_batch(true));
+	assert_true(relay_batch(false));
 	assert_int_equal(sched_getscheduler(0), SCHED_OTHER);
 	if (sched_setscheduler(0, SCHED_IDLE, &none) == 0) {
-		assert_false(child_relay_batch(true));
-		assert_false(child_relay_batch(false));
+		assert_false(relay_batch(true));
+		assert_false(relay_batch(false));
 		assert_int_equal(sched_getscheduler(0), SCHED_IDLE);
 	}
 }
