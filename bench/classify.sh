@@ -32,9 +32,11 @@ for name in claude claude-hb text; do
 	mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }')
 	cat "$stream" > /dev/null   # warm the page cache
 	load0=$(load)
+	# shellcheck disable=SC2046 # the figures, a word each
 	set -- $("$paired" "$runs" 0 0 sh -c 'grep -c rate_limit "$1" > "$2"' _ "$stream" "$out" \
 	    --- sh -c '"$1" classify-failure $2 --json "$3" > "$4"' _ "$RLWRAP" "$family" "$stream" "$out")
 	t_grep=$1 t_rl=$2 c_rl=$5
+	# shellcheck disable=SC2046 # the figures, a word each
 	set -- $("$paired" "$runs" 0 0 cat "$stream" --- "$RLWRAP" classify-failure $family --json "$stream")
 	f_cat=$8 f_rl=$9
 	t_jq=0   # jq reads no plain text: no figure for it there
