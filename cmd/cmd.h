@@ -113,7 +113,8 @@ double cmd_now_precise(void);
 
 /* The state-file subcommands (cmd/state.c helpers, one file per verb). */
 extern const struct cmd_entry cmd_status_entry, cmd_reset_entry, cmd_trip_entry, cmd_wait_entry,
-    cmd_record_entry, cmd_history_entry, cmd_recover_entry, cmd_usage_entry, cmd_config_entry;
+    cmd_record_entry, cmd_history_entry, cmd_recover_entry, cmd_usage_entry, cmd_config_entry,
+    cmd_metrics_entry;
 struct config;
 struct store;
 struct breaker_key;
