@@ -112,9 +112,10 @@ reading_metric(const struct metrics *m, const char *name, const char *help, int 
 		const char *l[] = { "family", r->family, "account", r->account, "window", r->window,
 			"model", r->model, NULL };
 		double v = which == 0 ? 1 - reading_left(r) : which == 1 ? r->resets_at : which == 2 ? r->at :
-		    fc != NULL && reserve_holds(fc->reserves, fc->reserves_len, r, m->now);
+		    which == 3 ? fc != NULL && reserve_holds(fc->reserves, fc->reserves_len, r, m->now) :
+		    reading_runway(r, m->now);
 
-		if ((which == 0 && reading_left(r) < 0) || (which == 1 && r->resets_at <= 0))
+		if ((which == 0 && reading_left(r) < 0) || (which == 1 && r->resets_at <= 0) || (which == 4 && v < 0))
 			continue;
 		sample(name, l, v);
 	}
@@ -127,6 +128,7 @@ reading_metrics(const struct metrics *m)
 	reading_metric(m, "rlwrap_usage_reset_timestamp_seconds", "When the usage window resets (Unix time).", 1);
 	reading_metric(m, "rlwrap_usage_read_timestamp_seconds", "When the agent last said it (Unix time).", 2);
 	reading_metric(m, "rlwrap_usage_reserve_holding", "1 while the family's reserve holds new batch spawns.", 3);
+	reading_metric(m, "rlwrap_usage_runway_seconds", "Seconds until the window is used up at its pace so far.", 4);
 }
 
 /* Live rows of one key counted, each key once (at its first row). */

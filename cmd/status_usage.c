@@ -52,7 +52,8 @@ status_reading_json(const struct config *cfg, const struct usage_reading *r, dou
 {
 	double left = reading_left(r), keep = keep_of(cfg, r);
 
-	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:f, s:b, s:b, s:o, s:b}",
+	double runway = reading_runway(r, now);
+	json_t *obj = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:f, s:b, s:b, s:o, s:b}",
 	    "family", r->family, "account", r->account, "window", r->window,
 	    "model", r->model[0] != '\0' ? json_string(r->model) : json_null(),
 	    "window_secs", number_or_null(r->window_secs, r->window_secs > 0),
@@ -62,6 +63,33 @@ status_reading_json(const struct config *cfg, const struct usage_reading *r, dou
 	    "age_secs", now > r->at ? now - r->at : 0.0, "current", reading_current(r, now),
 	    "warning", reading_warns(r) && reading_current(r, now), "reserve", number_or_null(keep, keep >= 0),
 	    "held", held(cfg, r, now));
+
+	/* the seconds until used up at the window's pace, and whether that is
+	 * before its reset */
+	json_object_set_new(obj, "runway_secs", number_or_null(runway, runway >= 0));
+	json_object_set_new(obj, "out_before_reset", runway >= 0 ? json_boolean(runway < r->resets_at - now) :
+	    json_null());
+	return obj;
+}
+
+/* "; at this pace: out in 40m, before the reset in 2h10m", or "lasts to
+ * the reset"; "" when the reading cannot say. */
+static void
+runway_text(const struct usage_reading *r, double now, char *buf, size_t size)
+{
+	double runway = reading_runway(r, now), to_reset = r->resets_at - now;
+	char out[32], reset[32];
+
+	buf[0] = '\0';
+	if (runway < 0 || reading_left(r) == 0)
+		return;
+	format_duration_short(to_reset, reset, sizeof(reset));
+	if (runway >= to_reset) {
+		snprintf(buf, size, "; at this pace: lasts to the reset in %s", reset);
+		return;
+	}
+	format_duration_short(runway, out, sizeof(out));
+	snprintf(buf, size, "; at this pace: out in %s, before the reset in %s", out, reset);
 }
 
 /* "usage claude (account work) five_hour: 92% used, allowed_warning, read
@@ -69,7 +97,7 @@ status_reading_json(const struct config *cfg, const struct usage_reading *r, dou
 void
 status_print_reading(const struct config *cfg, const struct usage_reading *r, double now)
 {
-	char used[48] = "usage not said", age[32], reset[160] = "an unknown time", tail[96] = "";
+	char used[48] = "usage not said", age[32], reset[160] = "an unknown time", tail[96] = "", pace[128];
 
 	if (r->used >= 0)
 		snprintf(used, sizeof(used), "%.0f%% used", 100 * r->used);
@@ -83,8 +111,9 @@ status_print_reading(const struct config *cfg, const struct usage_reading *r, do
 	else if (held(cfg, r, now))
 		snprintf(tail, sizeof(tail), "; the reserve (%.0f%%) holds new spawns%s%s", 100 * keep_of(cfg, r),
 		    r->model[0] != '\0' ? " of " : "", r->model);
-	print_visible("usage %s (account %s) %s: %s%s%s, read %s ago, resets %s%s", r->family, r->account,
-	    r->window, used, r->status[0] != '\0' ? ", " : "", r->status, age, reset, tail);
+	runway_text(r, now, pace, sizeof(pace));
+	print_visible("usage %s (account %s) %s: %s%s%s, read %s ago, resets %s%s%s", r->family, r->account,
+	    r->window, used, r->status[0] != '\0' ? ", " : "", r->status, age, reset, pace, tail);
 }
 
 /* "claude reserve 3h00m" while the reserve holds, "claude 5h 92%" for a

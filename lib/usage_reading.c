@@ -136,6 +136,21 @@ reading_left(const struct usage_reading *r)
 	return r->used < 0 ? -1 : 1 - r->used;
 }
 
+double
+reading_runway(const struct usage_reading *r, double now)
+{
+	double left = reading_left(r), start = r->resets_at - r->window_secs, spent = r->at - start, out;
+
+	if (!reading_current(r, now) || left < 0)
+		return -1;
+	if (left == 0)
+		return 0;
+	if (r->window_secs <= 0 || r->used <= 0 || spent <= 0)
+		return -1;
+	out = r->at + left * spent / r->used;
+	return out > now ? out - now : 0;
+}
+
 bool
 reading_warns(const struct usage_reading *r)
 {

@@ -53,6 +53,11 @@ bool reading_current(const struct usage_reading *r, double now);
 /* Fraction left (0..1), or -1 when the reading does not say: a rejection
  * leaves nothing, a warning at least its threshold is used. */
 double reading_left(const struct usage_reading *r);
+/* Seconds from now until the window is used up at the pace it was used
+ * at until the reading (its used share over the time since the window
+ * began: its reset less its length); 0 when nothing is left, -1 when the
+ * reading cannot say (no share, no length, or its window reset since). */
+double reading_runway(const struct usage_reading *r, double now);
 /* Does the reading warn (a warning or a rejection, or 75% used or more)? */
 bool reading_warns(const struct usage_reading *r);
 

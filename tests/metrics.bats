@@ -45,7 +45,7 @@ grammar() {
 	"$RLWRAP" metrics > out.prom
 	run grammar out.prom
 	assert_success
-	assert_equal "$(grep -c '^# TYPE ' out.prom)" 12
+	assert_equal "$(grep -c '^# TYPE ' out.prom)" 13
 }
 
 @test "metrics: the figures of breakers, readings, reserve, budgets, runs and refusals" {
@@ -59,6 +59,7 @@ grammar() {
 	assert_line 'rlwrap_usage_read_timestamp_seconds{family="claude",account="default",window="seven_day",model=""} 1796040000'
 	assert_line 'rlwrap_usage_reserve_holding{family="claude",account="default",window="five_hour",model=""} 1'
 	assert_line 'rlwrap_usage_reserve_holding{family="claude",account="default",window="seven_day",model=""} 0'
+	assert_line --regexp '^rlwrap_usage_runway_seconds\{family="claude",account="default",window="five_hour",model=""\} 626\.0869'
 	assert_line 'rlwrap_budget_limit{family="claude",account="default",unit="tokens",window_seconds="18000",model=""} 50000'
 	assert_line --regexp '^rlwrap_budget_used\{family="claude",account="default",unit="tokens",window_seconds="18000",model=""\} [0-9]+$'
 	assert_line 'rlwrap_runs_24h{family="claude",reason="none"} 1'

@@ -60,7 +60,7 @@ warning_at() {
 	assert_equal "$(reading five_hour held)" false
 	run "$RLWRAP" status
 	assert_success
-	assert_line "usage claude (account default) five_hour: 92% used, allowed_warning, read 0s ago, resets 2026-11-30T15:00:00Z (2026-11-30 15:00 UTC, in 3h0m)"
+	assert_line "usage claude (account default) five_hour: 92% used, allowed_warning, read 0s ago, resets 2026-11-30T15:00:00Z (2026-11-30 15:00 UTC, in 3h0m); at this pace: out in 10m27s, before the reset in 3h0m"
 	run "$RLWRAP" status --short
 	assert_output "claude five_hour 92%"
 }
@@ -227,4 +227,25 @@ warning_at() {
 	feed "$READ/claude-five-hour-warning.jsonl" --priority high -- claude -p y
 	sleep 0.5
 	assert_equal "$(wc -l < events)" 1
+}
+
+# ---- the runway ----
+
+@test "runway: at the window's pace so far, out before the reset or lasting to it" {
+	feed "$READ/claude-five-hour-warning.jsonl" -- claude -p x
+	# five_hour began at 10:00; 92% in 2h leaves 8% for 10m26s more (shown rounded up)
+	assert_equal "$(reading five_hour runway_secs | cut -d. -f1)" 626
+	assert_equal "$(reading five_hour out_before_reset)" true
+	assert_equal "$(reading seven_day out_before_reset)" false
+	RLWRAP_TEST_NOW=2026-11-30T12:05:00Z run "$RLWRAP" status
+	assert_line --partial "five_hour: 92% used, allowed_warning, read 5m0s ago"
+	assert_line --partial "; at this pace: out in 5m27s, before the reset in 2h55m"
+	assert_line --partial "seven_day: 6% used, read 5m0s ago, resets 2026-12-06T15:00:00Z (2026-12-06 15:00 UTC, in 6d2h); at this pace: lasts to the reset in 6d2h"
+	# a reading of a window whose length is unknown cannot say
+	feed "$READ/codex-token-count-relative.jsonl" -- ./codex exec --json x
+	assert_equal "$(reading primary out_before_reset)" false
+	printf '%s\n' '{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","resetsAt":1796050800,"rateLimitType":"overage","utilization":0.5}}' \
+		'{"type":"result","subtype":"success","is_error":false,"result":"done"}' > overage
+	feed overage -- claude -p x
+	assert_equal "$(reading overage runway_secs)" null
 }
