@@ -115,7 +115,8 @@ double cmd_now_precise(void);
 
 /* The state-file subcommands (cmd/state.c helpers, one file per verb). */
 extern const struct cmd_entry cmd_status_entry, cmd_reset_entry, cmd_trip_entry, cmd_wait_entry,
-    cmd_record_entry, cmd_history_entry, cmd_recover_entry, cmd_usage_entry, cmd_config_entry;
+    cmd_record_entry, cmd_history_entry, cmd_recover_entry, cmd_usage_entry, cmd_config_entry,
+    cmd_metrics_entry;
 struct config;
 struct store;
 struct breaker_key;
@@ -164,13 +165,28 @@ struct breaker;
 struct breaker_transitions;
 void hooks_run_transitions(const struct config *cfg, const struct breaker_transitions *t);
 void hook_run_wait(const struct config *cfg, const struct breaker *blocking);
+/* on_reserve: a reading put its window inside the reserve (keep: its share). */
+void hook_run_reserve(const struct config *cfg, const struct usage_reading *r, double keep);
 
 /* status --short (cmd/status_short.c): "claude 1h23m · codex ok". */
 struct breaker;
 struct family_counts;
 struct budget_state;
+struct short_readings {
+	const struct usage_reading *rows;
+	size_t n;
+	const struct config *cfg;
+};
 int status_print_short(const struct breaker *rows, size_t nrows, const struct family_counts *counts,
-    size_t ncounts, const struct budget_state *budgets, size_t nbudgets, time_t now);
+    size_t ncounts, const struct budget_state *budgets, size_t nbudgets, const struct short_readings *readings,
+    time_t now);
+
+/* The usage readings for status (cmd/status_usage.c). */
+json_t *status_reading_json(const struct config *cfg, const struct usage_reading *r, double now);
+void status_print_reading(const struct config *cfg, const struct usage_reading *r, double now);
+/* status --short's words for a reading that warns or holds; false: none. */
+bool status_short_reading(const struct config *cfg, const struct usage_reading *r, double now, char *buf,
+    size_t size, bool *holds);
 
 /* The budgets for status (cmd/status_budget.c): one row per configured
  * budget and key that may spend it. */

@@ -316,10 +316,10 @@ start_detached(struct hook_job *job)
 
 /* ---- before the fork ---- */
 
-/* Starts cfg's hook for event with the RLWRAP_* variables of b; silent
- * when none is set. */
+/* Starts cfg's hook for event with the RLWRAP_* variables of b (reason:
+ * RLWRAP_REASON, NULL for b's); silent when none is set. */
 static void
-hook_start(const struct config *cfg, enum hook_event event, const struct breaker *b)
+hook_start(const struct config *cfg, enum hook_event event, const struct breaker *b, const char *reason)
 {
 	const char *value = cfg->hooks[event];
 	struct hook_job job = { .report_fd = -1 };
@@ -333,7 +333,7 @@ hook_start(const struct config *cfg, enum hook_event event, const struct breaker
 	const char *const vars[HOOK_ENV_VARS][2] = {
 		{ "RLWRAP_EVENT", hook_event_name(event) }, { "RLWRAP_FAMILY", b->key.family },
 		{ "RLWRAP_SCOPE", b->key.scope }, { "RLWRAP_ACCOUNT", b->key.account },
-		{ "RLWRAP_REASON", b->reason != REASON_NONE ? reason_name(b->reason) : "" },
+		{ "RLWRAP_REASON", reason != NULL ? reason : b->reason != REASON_NONE ? reason_name(b->reason) : "" },
 		{ "RLWRAP_RESETS_AT", resets_at }, { "RLWRAP_RESET_SOURCE", b->reset_source },
 		{ "RLWRAP_MESSAGE", b->last_message },
 	};
@@ -358,11 +358,29 @@ void
 hooks_run_transitions(const struct config *cfg, const struct breaker_transitions *t)
 {
 	for (size_t i = 0; i < t->count; i++)
-		hook_start(cfg, t->change[i] == CHANGE_CLOSED ? HOOK_CLOSE : HOOK_TRIP, &t->breaker[i]);
+		hook_start(cfg, t->change[i] == CHANGE_CLOSED ? HOOK_CLOSE : HOOK_TRIP, &t->breaker[i], NULL);
 }
 
 void
 hook_run_wait(const struct config *cfg, const struct breaker *blocking)
 {
-	hook_start(cfg, HOOK_WAIT, blocking);
+	hook_start(cfg, HOOK_WAIT, blocking, NULL);
+}
+
+/* The reading as a breaker's variables: scope its model class (or "*"),
+ * reason "reserve", the window's reset, the message what is left. */
+void
+hook_run_reserve(const struct config *cfg, const struct usage_reading *r, double keep)
+{
+	struct breaker b;
+
+	memset(&b, 0, sizeof(b));
+	strlcpy(b.key.family, r->family, sizeof(b.key.family));
+	strlcpy(b.key.account, r->account, sizeof(b.key.account));
+	strlcpy(b.key.scope, r->model[0] != '\0' ? r->model : SCOPE_FAMILY, sizeof(b.key.scope));
+	b.resets_at = r->resets_at;
+	strlcpy(b.reset_source, "reading", sizeof(b.reset_source));
+	snprintf(b.last_message, sizeof(b.last_message), "%s: %.0f%% left, the reserve keeps %.0f%%", r->window,
+	    100 * reading_left(r), 100 * keep);
+	hook_start(cfg, HOOK_RESERVE, &b, "reserve");
 }

@@ -26,6 +26,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_recover_entry,
 	&cmd_history_entry,
 	&cmd_usage_entry,
+	&cmd_metrics_entry,
 	&cmd_config_entry,
 	&cmd_help_entry,
 	NULL

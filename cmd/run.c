@@ -42,7 +42,7 @@
 
 enum {
 	OPT_RAW_STREAM = OPT_LONG_BASE, OPT_SIGNAL_FILE, OPT_FORCE, OPT_PTY, OPT_NO_PTY, OPT_NO_RECORD,
-	OPT_COLOR
+	OPT_COLOR, OPT_PRIORITY
 };
 
 static const struct option run_longopts[] = {
@@ -59,6 +59,7 @@ static const struct option run_longopts[] = {
 	{ "no-pty", no_argument, NULL, OPT_NO_PTY },
 	{ "no-record", no_argument, NULL, OPT_NO_RECORD },
 	{ "color", optional_argument, NULL, OPT_COLOR },
+	{ "priority", required_argument, NULL, OPT_PRIORITY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -275,8 +276,16 @@ parse_run_opts(const struct args *args, struct run_opts *o)
 		usage_error(self, "--color=%s: not always, never or auto", args_get(args, OPT_COLOR));
 		return false;
 	}
+	if (args_has(args, OPT_PRIORITY) && strcmp(args_get(args, OPT_PRIORITY), "high") != 0 &&
+	    strcmp(args_get(args, OPT_PRIORITY), "normal") != 0) {
+		usage_error(self, "--priority %s: not high or normal", args_get(args, OPT_PRIORITY));
+		return false;
+	}
 	if (!parse_wait_retry(args, o))
 		return false;
+	/* A person waits on it: the reserve is kept for exactly this. */
+	o->interactive = args_has(args, OPT_PTY) ||
+	    (args_has(args, OPT_PRIORITY) && strcmp(args_get(args, OPT_PRIORITY), "high") == 0);
 	o->family = cmd_strdup(family);
 	o->model = cmd_strdup(args_get(args, 'm'));
 	o->account = cmd_strdup(args_get(args, 'a'));
@@ -666,7 +675,8 @@ signal_file_json(const struct run_opts *o, const struct run_identity *id, const 
 	/* A refusal by a budget names it as the reason; other refusals with
 	 * no failure behind them have none. */
 	if (s->refused && s->sig->reason == REASON_NONE)
-		json_object_set_new(obj, "reason", s->budget != NULL ? json_string("budget") : json_null());
+		json_object_set_new(obj, "reason", s->budget != NULL ? json_string("budget") :
+		    strcmp(s->refused_by, "reserve") == 0 ? json_string("reserve") : json_null());
 	if (s->reset_source != NULL)
 		json_object_set_new(obj, "reset_source", json_string(s->reset_source));
 	json_object_set_new(obj, "account", json_string(id->account));
@@ -784,6 +794,7 @@ finish_verdict(struct run_tap *t, const struct run_opts *o, const struct run_ide
 	screen_judged(t);
 	classifier_finish(t->cls, r->exit_code, &r->sig);
 	classifier_usage(t->cls, &r->usage);
+	classifier_readings(t->cls, &r->readings);
 	if (r->usage.held)
 		warnx("the stream's usage went past what a run reports: "
 		    "held at the maximum, a cost that is not a number left out");
@@ -1272,6 +1283,8 @@ static const struct cmd_help run_help[] = {
 	  "rlwrap --pty -- claude" },
 	{ "--no-pty", "never use a pseudo-terminal: the command gets pipes",
 	  "rlwrap --no-pty -- claude -p hi" },
+	{ "--priority high|normal", "high: the spawn is interactive, as --pty makes it, and may use a "
+	  "family's reserve", "rlwrap --priority high -- claude -p 'look at this now'" },
 	{ "--no-record", "a refused spawn is not kept for `rlwrap recover` (for callers that requeue it themselves)",
 	  "rlwrap --no-record -- codex exec --json 'task b'" },
 	{ "--color[=WHEN]", "colour a refusal on stderr: always (the default for --color), never, or auto "
@@ -1290,7 +1303,7 @@ const struct cmd_entry cmd_run_entry = {
 	.upper = -1,
 	.usage = "[run] [-q] [-f family] [-m model] [-a account] [-w[max]] [-r[n]] [--force]\n"
 	    "       [--raw-stream file] [--signal-file file] [--pty | --no-pty] [--no-record]\n"
-	    "       [--color[=when]]\n"
+	    "       [--priority high|normal] [--color[=when]]\n"
 	    "       [--] command [arg ...]",
 	.summary = "run a command under the breakers and classify how it ended",
 	.help = run_help,

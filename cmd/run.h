@@ -30,6 +30,7 @@ struct run_opts {
 	bool force, quiet;
 	bool no_record;                   /* --no-record: a refusal is not kept for recover */
 	int pty;                          /* enum pty_choice of run.c */
+	bool interactive;                 /* --pty or --priority high: may use the reserve */
 	char **argv;                      /* the command, NULL-terminated copy */
 	int argc;
 };
@@ -52,6 +53,7 @@ struct run_result {
 	int term_signal;                  /* 0 unless killed by a signal */
 	struct fail_signal sig;
 	struct run_usage usage;
+	struct reading_set readings;      /* the usage windows the stream reported */
 	bool saw_output;                  /* real model output before the end */
 	time_t now;
 	long long run_id;                 /* its row in the history, 0 = not recorded */

@@ -401,6 +401,70 @@ check_breakers(struct gate *g, double now, struct wait_reason *r)
 	return WAIT_MORE;
 }
 
+/* "five_hour (92% used, the reserve keeps 10%)" */
+static void
+reserve_text(const struct family_config *fc, const struct usage_reading *u, char *buf, size_t size)
+{
+	double left = reading_left(u);
+
+	snprintf(buf, size, "%s (%.0f%% left, the reserve keeps %.0f%%)", u->window, 100 * left,
+	    100 * reserve_for(fc->reserves, fc->reserves_len, u->window_secs));
+}
+
+/* The reserve holds the spawn beyond what --wait allows: exit 75, as an
+ * open breaker refuses, and kept for recover. */
+static int
+refuse_reserve(struct gate *g, const struct family_config *fc, const struct usage_reading *u, double now)
+{
+	char reset[160], why[160], budget[64] = "";
+
+	cmd_format_reset(u->resets_at, (time_t)now, reset, sizeof(reset));
+	reserve_text(fc, u, why, sizeof(why));
+	if (g->wait_max >= 0) {
+		strlcpy(budget, "; beyond the --wait budget of ", sizeof(budget));
+		format_duration_short(g->wait_max, budget + strlen(budget), sizeof(budget) - strlen(budget));
+	}
+	warnx_visible("refused: %s (account %s) is in its reserve: %s until %s%s", g->id->family, g->id->account,
+	    why, reset, budget);
+	write_refusal(g->b, g->o, g->id, NULL, u->resets_at, "reserve", NULL);
+	run_record_refusal(g->b, g->o, g->id, "reserve", NULL, u->resets_at);
+	return EXIT_REFUSED;
+}
+
+/* The family's reserve against the key's last readings: an interactive
+ * spawn passes; a batch one waits for the window's reset, or is refused. */
+static int
+check_reserve(struct gate *g, double now, struct wait_reason *r)
+{
+	struct run_breaker *b = g->b;
+	const struct family_config *fc = config_family(&b->cfg, g->id->family);
+	const struct usage_reading *u;
+	struct usage_reading *rows;
+	struct store_error error;
+	size_t n;
+	int rc = WAIT_GO;
+
+	if (fc == NULL || fc->reserves_len == 0 || b->store == NULL || g->o->interactive || g->o->force)
+		return WAIT_GO;
+	if (!store_readings(b->store, g->id->account, g->id->family, &rows, &n, &error)) {
+		store_trouble(b, &error);
+		return WAIT_GO;
+	}
+	if ((u = reserve_holding(fc->reserves, fc->reserves_len, rows, n, g->id->model, now)) != NULL) {
+		if (g->wait_max < 0 || u->resets_at > g->breaker_end)
+			rc = refuse_reserve(g, fc, u, now);
+		else {
+			reserve_text(fc, u, r->why, sizeof(r->why));
+			snprintf(r->title, sizeof(r->title), "%s reserve", g->id->family);
+			r->until = u->resets_at;
+			r->next_check = now + g->poll < u->resets_at ? now + g->poll : u->resets_at;
+			rc = WAIT_MORE;
+		}
+	}
+	free(rows);
+	return rc;
+}
+
 /* The running row this spawn would write. */
 static void
 running_row(struct gate *g, double now, struct run_row *rec)
@@ -491,6 +555,9 @@ check_gate(void *arg, double now, struct wait_reason *r)
 
 	if (b->store != NULL && !b->read_only && (b->slot.max > 0 || b->budget.count > 0))
 		rc = check_slot(g, now, r, false);
+	/* Before the breakers, for the same reason: no probe lease sat on. */
+	if (rc == WAIT_GO)
+		rc = check_reserve(g, now, r);
 	if (rc == WAIT_GO && b->store != NULL && !g->o->force)
 		rc = check_breakers(g, now, r);
 	g->store_closed_refuses = false;
@@ -749,6 +816,58 @@ adaptive_record_run(struct run_breaker *b, const struct run_identity *id, const 
 		store_trouble(b, &error);
 }
 
+/* The readings of the family's reserve that start holding with this run's
+ * (on_reserve fires for them once the run is recorded); -1: none. */
+static void
+reserve_starts_of(struct run_breaker *b, const struct run_identity *id, const char *family,
+    const struct reading_set *fresh, double keep[READINGS_MAX])
+{
+	const struct family_config *fc = config_family(&b->cfg, family);
+	struct usage_reading *rows = NULL;
+	struct store_error error;
+	size_t n = 0;
+
+	for (size_t i = 0; i < READINGS_MAX; i++)
+		keep[i] = -1;
+	if (fc == NULL || fc->reserves_len == 0 || b->cfg.hooks[HOOK_RESERVE][0] == '\0')
+		return;
+	if (!store_readings(b->store, id->account, family, &rows, &n, &error)) {
+		store_trouble(b, &error);
+		return;
+	}
+	for (size_t i = 0; i < fresh->n; i++) {
+		const struct usage_reading *stored = NULL;
+
+		for (size_t j = 0; j < n; j++)
+			if (strcmp(rows[j].window, fresh->r[i].window) == 0)
+				stored = &rows[j];
+		if (reserve_starts(fc->reserves, fc->reserves_len, stored, &fresh->r[i], run_clock(b)))
+			keep[i] = reserve_for(fc->reserves, fc->reserves_len, fresh->r[i].window_secs);
+	}
+	free(rows);
+}
+
+/* The stream's readings, one row per window, after the run (never per
+ * turn: the relay path writes nothing); keep: as reserve_starts_of(). */
+static void
+readings_record_run(struct run_breaker *b, const struct run_identity *id, const char *family,
+    struct run_result *r, double keep[READINGS_MAX])
+{
+	struct store_error error;
+
+	for (size_t i = 0; i < READINGS_MAX; i++)
+		keep[i] = -1;
+	if (b->store == NULL || b->read_only || r->readings.n == 0)
+		return;
+	for (size_t i = 0; i < r->readings.n; i++) {
+		strlcpy(r->readings.r[i].account, id->account, sizeof(r->readings.r[i].account));
+		strlcpy(r->readings.r[i].family, family, sizeof(r->readings.r[i].family));
+	}
+	reserve_starts_of(b, id, family, &r->readings, keep);
+	if (!store_readings_save(b->store, r->readings.r, r->readings.n, &error))
+		store_trouble(b, &error);
+}
+
 /* What this run's record did: a trip refuses this host's next spawn from
  * the memo; a success that closed breakers empties it (forgetting costs
  * only a question to the server). */
@@ -784,6 +903,7 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 	struct budget_settlement settlement;
 	struct store_error error;
 	char journal[PATH_MAX + 64];
+	double reserve_keep[READINGS_MAX];
 
 	/* The gate's count is of the family it asked about. */
 	run.gated = b->gated && strcmp(run.family, id->family) == 0;
@@ -798,6 +918,7 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 	}
 	run.budgets = budget_settlement_of(b, r, &settlement);
 	adaptive_record_run(b, id, r);
+	readings_record_run(b, id, run.family, r, reserve_keep);
 	run_record_journal(b, run.run_id, r, journal, sizeof(journal));
 	if (b->store != NULL && breaker_record_run(b->store, &b->cfg, &run, &r->sig, &r->outcome, &error)) {
 		r->run_id = r->outcome.run_id;
@@ -813,5 +934,8 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 	memset(&b->probe_closes, 0, sizeof(b->probe_closes));
 	if (r->run_id != 0)
 		hooks_run_transitions(&b->cfg, &r->outcome.transitions);
+	for (size_t i = 0; i < r->readings.n; i++)
+		if (reserve_keep[i] >= 0)
+			hook_run_reserve(&b->cfg, &r->readings.r[i], reserve_keep[i]);
 	memo_after_run(b, r);
 }

@@ -111,6 +111,8 @@ struct status_data {
 	size_t limits_len;
 	struct budget_state *budgets;
 	size_t budgets_len;
+	struct usage_reading *readings;
+	size_t readings_len;
 	struct journal_state journal;
 	const struct config *cfg;
 };
@@ -334,6 +336,7 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 
 	json_object_set_new(out, "adaptive_limits", json_array());
 	json_object_set_new(out, "budgets", json_array());
+	json_object_set_new(out, "readings", json_array());
 	size_t shown = 0;
 
 	print_store(&d->journal, out, !json);
@@ -355,6 +358,12 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 	print_limits(d, json ? out : NULL, now);
 	print_releases(d, json ? out : NULL, now);
 	print_budgets(d, json ? out : NULL, now);
+	for (size_t i = 0; i < d->readings_len; i++)
+		if (json)
+			json_array_append_new(json_object_get(out, "readings"),
+			    status_reading_json(d->cfg, &d->readings[i], (double)now));
+		else
+			status_print_reading(d->cfg, &d->readings[i], (double)now);
 	if (!json && d->counts_len > 0)
 		printf("last 24h:\n");
 	for (size_t i = 0; i < d->counts_len; i++) {
@@ -422,11 +431,12 @@ status_exec(struct args *args)
 	    (!store_running(st.store, NULL, NULL, &d.running, &d.running_len, &error) ||
 	    !store_tickets(st.store, NULL, NULL, &d.tickets, &d.tickets_len, &error) ||
 	    !store_adaptive_limits(st.store, NULL, NULL, &d.limits, &d.limits_len, &error))) ||
+	    !store_readings(st.store, NULL, NULL, &d.readings, &d.readings_len, &error) ||
 	    !load_budgets(st.store, &cfg, &d, now, &error))
 		warnx_visible("%s", error.message);
 	else if (args_has(args, OPT_SHORT))
 		rc = status_print_short(d.breakers, d.breakers_len, d.counts, d.counts_len, d.budgets,
-		    d.budgets_len, now);
+		    d.budgets_len, &(struct short_readings){ d.readings, d.readings_len, &cfg }, now);
 	else
 		rc = print_status(&d, args_has(args, OPT_JSON), args_has(args, OPT_ALL), now, st.store);
 	free(d.breakers);
@@ -435,6 +445,7 @@ status_exec(struct args *args)
 	free(d.tickets);
 	free(d.limits);
 	free(d.budgets);
+	free(d.readings);
 	cmd_state_close(&st);
 	return rc;
 }

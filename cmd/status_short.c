@@ -77,12 +77,31 @@ budget_items(const struct budget_state *budgets, size_t nbudgets, time_t now, st
 	return n;
 }
 
+/* "claude reserve 1h20m" where the reserve holds, "claude five_hour 92%"
+ * where a window warns, unless a breaker already blocks the family. */
+static size_t
+reading_items(const struct short_readings *rd, time_t now, struct short_item *items, size_t n)
+{
+	size_t first = n;
+	bool holds;
+
+	for (size_t i = 0; rd != NULL && i < rd->n; i++) {
+		if (family_blocked(items, first, rd->rows[i].family) ||
+		    !status_short_reading(rd->cfg, &rd->rows[i], (double)now, items[n].text, sizeof(items[n].text),
+		    &holds))
+			continue;
+		strlcpy(items[n].family, rd->rows[i].family, sizeof(items[n].family));
+		n++;
+	}
+	return n;
+}
+
 /* Appends the blocking breakers and budgets, then "family ok" for the
  * families that ran lately and block nothing; returns the count. */
 static size_t
 short_items(const struct breaker *rows, size_t nrows, const struct family_counts *counts,
-    size_t ncounts, const struct budget_state *budgets, size_t nbudgets, time_t now,
-    struct short_item *items)
+    size_t ncounts, const struct budget_state *budgets, size_t nbudgets, const struct short_readings *rd,
+    time_t now, struct short_item *items)
 {
 	struct probe_lease self;
 	size_t n = 0;
@@ -102,6 +121,7 @@ short_items(const struct breaker *rows, size_t nrows, const struct family_counts
 		    view == VIEW_OPEN ? left : "probing");
 		n++;
 	}
+	n = reading_items(rd, now, items, n);
 	n = budget_items(budgets, nbudgets, now, items, n);
 	for (size_t i = 0; i < ncounts; i++) {
 		if (strcmp(counts[i].family, "generic") == 0 || family_blocked(items, n, counts[i].family))
@@ -115,15 +135,17 @@ short_items(const struct breaker *rows, size_t nrows, const struct family_counts
 
 int
 status_print_short(const struct breaker *rows, size_t nrows, const struct family_counts *counts,
-    size_t ncounts, const struct budget_state *budgets, size_t nbudgets, time_t now)
+    size_t ncounts, const struct budget_state *budgets, size_t nbudgets, const struct short_readings *readings,
+    time_t now)
 {
-	struct short_item *items = calloc(nrows + ncounts + nbudgets + 1, sizeof(*items));
+	struct short_item *items = calloc(nrows + ncounts + nbudgets + (readings != NULL ? readings->n : 0) + 1,
+	    sizeof(*items));
 	char shown[sizeof(items->text) * 4];
 	size_t n;
 
 	if (items == NULL)
 		return 1;
-	n = short_items(rows, nrows, counts, ncounts, budgets, nbudgets, now, items);
+	n = short_items(rows, nrows, counts, ncounts, budgets, nbudgets, readings, now, items);
 	qsort(items, n, sizeof(*items), by_family_then_text);
 	for (size_t i = 0; i < n; i++)   /* family, scope and account came from the store */
 		printf("%s%s", i > 0 ? SHORT_SEPARATOR : "", visible_text(items[i].text, shown, sizeof(shown)));

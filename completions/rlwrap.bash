@@ -3,10 +3,10 @@ _rlwrap() {
 	local cur prev words cword
 	_init_completion || return
 
-	local commands="run classify-failure record status reset trip wait recover history usage config help"
+	local commands="run classify-failure record status reset trip wait recover history usage metrics config help"
 	local families="claude codex gemini pi opencode cursor qwen goose amp copilot generic"
 	local reasons="none rate-limit usage-limit credit-exhausted overloaded unavailable auth timeout invalid-request agent-error no-result exit-nonzero"
-	local wrapper_opts="--family --model --account --wait --retry --raw-stream --signal-file --force --quiet --pty --no-pty --no-record --color --help --version"
+	local wrapper_opts="--family --model --account --wait --retry --raw-stream --signal-file --force --quiet --pty --no-pty --no-record --priority --color --help --version"
 	local states="running finished lost refused"
 	local sub="" i
 
@@ -63,6 +63,7 @@ _rlwrap() {
 	recover) COMPREPLY=($(compgen -W "--filter --since --limit --json --yes --wait --max-attempts --include-lost --follow-symlinks --help" -- "$cur")) ;;
 	history) COMPREPLY=($(compgen -W "--json --since --limit --filter --help" -- "$cur")) ;;
 	usage) COMPREPLY=($(compgen -W "--json --since --by --help" -- "$cur")) ;;
+	metrics) COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
 	config) COMPREPLY=($(compgen -W "check show --help" -- "$cur")) ;;
 	help) COMPREPLY=($(compgen -W "--help $commands" -- "$cur")) ;;
 	run)

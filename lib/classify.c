@@ -83,6 +83,12 @@ classifier_usage(const struct classifier *c, struct run_usage *out)
 }
 
 void
+classifier_readings(const struct classifier *c, struct reading_set *out)
+{
+	*out = c->ctx.readings;
+}
+
+void
 ctx_set_model(struct dialect_ctx *ctx, const char *model)
 {
 	if (model == NULL || *model == '\0' || ctx->model[0] != '\0' || strcmp(model, "<synthetic>") == 0)

@@ -16,6 +16,7 @@
 
 #include "failsignal.h"
 #include "run_usage.h"
+#include "usage_reading.h"
 
 #define CLASSIFY_LINE_MAX (1024 * 1024)
 
@@ -50,5 +51,7 @@ void classifier_finish(struct classifier *c, int exit_code, struct fail_signal *
 /* Live facts for the wrapper while the stream is still running. */
 bool classifier_saw_output(const struct classifier *c);     /* real model output yet? */
 void classifier_usage(const struct classifier *c, struct run_usage *out);
+/* The usage windows the stream reported, the newest reading of each. */
+void classifier_readings(const struct classifier *c, struct reading_set *out);
 
 #endif

@@ -39,9 +39,9 @@ static const char *const store_keys[] = {
 	"path", "url", "schema", "keep_runs", "keep_days", "connect_timeout", "statement_timeout",
 	"memo_ttl", NULL
 };
-static const char *const hooks_keys[] = { "on_trip", "on_close", "on_wait", "timeout", NULL };
+static const char *const hooks_keys[] = { "on_trip", "on_close", "on_wait", "on_reserve", "timeout", NULL };
 static const char *const family_keys[] = {
-	"commands", "account", "config_dir_env", "max_concurrent", "budget", "estimate", NULL
+	"commands", "account", "config_dir_env", "max_concurrent", "budget", "estimate", "reserve", NULL
 };
 
 static const char *
@@ -650,6 +650,14 @@ family_key(struct parse_state *ps, const char *family, const char *name, const c
 	}
 	if (strcmp(name, "release") == 0)
 		return parse_release(ps, fc, value);
+	if (strcmp(name, "reserve") == 0) {
+		if (!reserve_parse(value, fc->reserves, RESERVES_MAX, &fc->reserves_len)) {
+			fc->reserves_len = 0;
+			return fail(ps, "reserve: '%s' is not SHARE%% or up to %d of WINDOW:SHARE%% (like 10%% or"
+			    " 5h:10%% 7d:5%%)", value, RESERVES_MAX);
+		}
+		return true;
+	}
 	if (strcmp(name, "estimate") == 0) {
 		struct budget e;
 
@@ -667,7 +675,7 @@ family_key(struct parse_state *ps, const char *family, const char *name, const c
 }
 
 static const char *const hook_event_names[HOOK_EVENTS] = {
-	[HOOK_TRIP] = "trip", [HOOK_CLOSE] = "close", [HOOK_WAIT] = "wait",
+	[HOOK_TRIP] = "trip", [HOOK_CLOSE] = "close", [HOOK_WAIT] = "wait", [HOOK_RESERVE] = "reserve",
 };
 
 const char *

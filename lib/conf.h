@@ -15,6 +15,7 @@
 #include <stddef.h>
 
 #include "failsignal.h"
+#include "reserve.h"
 
 #define CONFIG_FAMILY_MAX 32
 #define CONFIG_ACCOUNT_MAX 256
@@ -72,12 +73,15 @@ struct family_config {
 	 * ... spawns per D (at most N); release = all (growth 0): every waiter. */
 	double release_growth, release_interval;
 	long release_cap;                        /* 0 = no cap */
+	struct reserve reserves[RESERVES_MAX];   /* reserve = [WINDOW:]SHARE% ... */
+	size_t reserves_len;
 };
 
 enum pty_setting { PTY_SETTING_AUTO, PTY_SETTING_ON, PTY_SETTING_OFF };
 
-/* The [hooks] events: a breaker trips or closes, a spawn starts waiting. */
-enum hook_event { HOOK_TRIP, HOOK_CLOSE, HOOK_WAIT, HOOK_EVENTS };
+/* The [hooks] events: a breaker trips or closes, a spawn starts waiting, a
+ * reserve starts holding. */
+enum hook_event { HOOK_TRIP, HOOK_CLOSE, HOOK_WAIT, HOOK_RESERVE, HOOK_EVENTS };
 /* A config line holds at most 198 bytes, so a command fits in this. */
 #define CONFIG_HOOK_MAX 200
 

@@ -23,6 +23,7 @@
 #include "heartbeat.h"
 #include "reset_time.h"
 #include "failsignal.h"
+#include "usage_reading.h"
 
 #define EVIDENCE_TEXT_MAX 8192
 
@@ -63,6 +64,7 @@ struct dialect_ctx {
 	long long output_tokens;
 	double cost_usd;               /* -1 until reported */
 	bool usage_held;               /* run_usage.held */
+	struct reading_set readings;   /* the windows' usage, as the stream said it */
 };
 
 /* Sets the run's model unless it is already known or is a placeholder. */

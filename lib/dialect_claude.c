@@ -74,6 +74,8 @@ claude_rate_limit_event(struct dialect_ctx *ctx, json_t *obj, struct evidence *e
 	const char *status = jstr(info, "status"), *limit = jstr(info, "rateLimitType");
 	char msg[160];
 
+	if (json_is_object(info))
+		readings_from_claude(&ctx->readings, info, (double)ctx->now);
 	/* Only "rejected" blocks; allowed, allowed_warning and overage states do not. */
 	if (status == NULL || strcmp(status, "rejected") != 0)
 		return REC_EVENT;
@@ -88,7 +90,6 @@ claude_rate_limit_event(struct dialect_ctx *ctx, json_t *obj, struct evidence *e
 	evidence_epoch_field(ev, info, "resetsAt");
 	snprintf(msg, sizeof(msg), "rate_limit_event rejected (%s)", limit != NULL ? limit : "unknown");
 	evidence_set_message(ev, msg, strlen(msg));
-	(void)ctx;
 	return REC_CANDIDATE;
 }
 

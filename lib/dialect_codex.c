@@ -74,6 +74,10 @@ codex_legacy(struct dialect_ctx *ctx, json_t *msg, struct evidence *ev)
 		ctx_set_model(ctx, jstr(msg, "model"));
 	if (strcmp(type, "task_complete") == 0)
 		return REC_SUCCESS;
+	if (strcmp(type, "token_count") == 0) {
+		readings_from_codex(&ctx->readings, json_object_get(msg, "rate_limits"), (double)ctx->now);
+		return REC_EVENT;
+	}
 	/* Retry notices, and MCP servers that fail to start, do not end the run. */
 	if (strcmp(type, "stream_error") == 0 ||
 	    (strcmp(type, "error") == 0 && text != NULL && strstr(text, "MCP client") != NULL)) {
@@ -104,6 +108,10 @@ codex_record(struct dialect_ctx *ctx, json_t *obj, struct evidence *ev)
 	}
 	if (strcmp(t, "error") == 0)
 		return codex_error(ctx, obj, ev);
+	if (strcmp(t, "token_count") == 0) {   /* the event stream's form of the legacy record */
+		readings_from_codex(&ctx->readings, json_object_get(obj, "rate_limits"), (double)ctx->now);
+		return REC_EVENT;
+	}
 	if (strncmp(t, "item.", 5) == 0)
 		return codex_item(ctx, obj, ev);
 	if (strncmp(t, "thread.", 7) == 0 || strncmp(t, "turn.", 5) == 0)
@@ -116,7 +124,7 @@ static const char *const codex_packages[] = { "@openai/codex", NULL };
 /* task_complete and stream_error are the legacy envelope's msg types. */
 static const char *const codex_kept[] = {
 	"error", "turn.completed", "turn.failed", "turn.started", "thread.started",
-	"task_complete", "stream_error", NULL
+	"task_complete", "stream_error", "token_count", NULL
 };
 static const char *const codex_output[] = {
 	"item.completed", "agent_message", "exec_command_begin", "exec_command_end",

@@ -551,3 +551,16 @@ store_run_note(struct store *store, long long id, const char *note, struct store
 {
 	return ON_STORE(store, err, run_note(target(store), id, note, err));
 }
+
+bool
+store_readings_save(struct store *store, const struct usage_reading *rows, size_t n, struct store_error *err)
+{
+	return ON_STORE(store, err, readings_save(target(store), rows, n, err));
+}
+
+bool
+store_readings(struct store *store, const char *account, const char *family,
+    struct usage_reading **rows, size_t *count, struct store_error *err)
+{
+	return ON_STORE(store, err, readings(target(store), account, family, rows, count, err));
+}

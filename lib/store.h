@@ -27,11 +27,12 @@
 #include "failsignal.h"
 #include "key.h"
 #include "run_usage.h"
+#include "usage_reading.h"
 
 struct store;
 
 /* The schema this build writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 #define STORE_BUSY_TIMEOUT_MS 5000
 
 enum store_status {
@@ -362,5 +363,19 @@ struct wait_total {
 };
 bool store_wait_totals(struct store *store, double since, struct wait_total **rows, size_t *count,
     struct store_error *err);
+
+/* ---- Usage readings: the newest per (account, family, window) ----------
+ *
+ * What the agents said of their usage windows (usage_reading.h), written
+ * once per window at a run's end.  A server's journal keeps them while the
+ * server is away; its replay leaves them (the next run's reading is newer). */
+
+/* Each of the n rows replaces its window's row unless that row is newer. */
+bool store_readings_save(struct store *store, const struct usage_reading *rows, size_t n,
+    struct store_error *err);
+/* The rows of (account, family), or of every key when account is NULL,
+ * ordered by key and window.  *rows is NULL when none. */
+bool store_readings(struct store *store, const char *account, const char *family,
+    struct usage_reading **rows, size_t *count, struct store_error *err);
 
 #endif

@@ -96,6 +96,11 @@ struct store_ops {
 	/* Sets the run's claim to holder at now (inside the caller's transaction). */
 	bool (*run_claim_set)(struct store *store, long long id, const struct probe_lease *holder,
 	    double now, struct store_error *err);
+	/* Usage readings, as store.h says. */
+	bool (*readings_save)(struct store *store, const struct usage_reading *rows, size_t n,
+	    struct store_error *err);
+	bool (*readings)(struct store *store, const char *account, const char *family,
+	    struct usage_reading **rows, size_t *count, struct store_error *err);
 };
 
 /* The first member of every backend's handle. */

@@ -520,6 +520,10 @@ static const char *const schema_tables[] = {
 	"CREATE TABLE IF NOT EXISTS adaptive_limits (account text NOT NULL, family text NOT NULL,"
 	" limit_now bigint NOT NULL, successes bigint NOT NULL DEFAULT 0,"
 	" changed_at double precision NOT NULL, why text, PRIMARY KEY (account, family))",
+	"CREATE TABLE IF NOT EXISTS usage_readings (account text NOT NULL, family text NOT NULL,"
+	" win text NOT NULL, model text NOT NULL DEFAULT '', window_secs double precision,"
+	" used double precision, status text, resets_at double precision, at double precision NOT NULL,"
+	" PRIMARY KEY (account, family, win))",
 };
 
 static const char *const schema_runs_indexes[] = {
@@ -1407,6 +1411,59 @@ pg_tickets(struct store *store, const char *account, const char *family,
 	    key, 2, sizeof(**rows), ticket_from_row, rows, count, "reading the queue for slots", err);
 }
 
+/* ---- usage readings ---- */
+
+static bool
+pg_readings_save(struct store *store, const struct usage_reading *rows, size_t n, struct store_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct usage_reading *r = &rows[i];
+		struct db_value v[9] = {
+			text_value(r->account), text_value(r->family), text_value(r->window),
+			{ .type = DB_TEXT, .text = r->model }, { .type = DB_REAL, .r = r->window_secs },
+			{ .type = DB_REAL, .r = r->used }, text_value(r->status), { .type = DB_REAL, .r = r->resets_at },
+			{ .type = DB_REAL, .r = r->at },
+		};
+
+		if (!pg_defer(pg_of(store), "INSERT INTO usage_readings (account, family, win, model, window_secs,"
+		    " used, status, resets_at, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+		    " ON CONFLICT (account, family, win) DO UPDATE SET model = excluded.model,"
+		    " window_secs = excluded.window_secs, used = excluded.used, status = excluded.status,"
+		    " resets_at = excluded.resets_at, at = excluded.at WHERE excluded.at >= usage_readings.at",
+		    v, 9, "saving a usage reading", false, err))
+			return false;
+	}
+	return true;
+}
+
+static void
+reading_from_row(const PGresult *res, int row, void *item)
+{
+	struct usage_reading *r = item;
+
+	cell_text(res, row, 0, r->account, sizeof(r->account));
+	cell_text(res, row, 1, r->family, sizeof(r->family));
+	cell_text(res, row, 2, r->window, sizeof(r->window));
+	cell_text(res, row, 3, r->model, sizeof(r->model));
+	r->window_secs = cell_double(res, row, 4, 0);
+	r->used = cell_double(res, row, 5, -1);
+	cell_text(res, row, 6, r->status, sizeof(r->status));
+	r->resets_at = cell_double(res, row, 7, 0);
+	r->at = cell_double(res, row, 8, 0);
+}
+
+static bool
+pg_readings(struct store *store, const char *account, const char *family,
+    struct usage_reading **rows, size_t *count, struct store_error *err)
+{
+	struct db_value v[2] = { text_value(account), text_value(family) };
+
+	return read_rows(pg_of(store), "SELECT account, family, win, model, window_secs, used, status,"
+	    " resets_at, at FROM usage_readings WHERE $2::text IS NULL OR (account = $1 AND family = $2)"
+	    " ORDER BY account, family, win", v, 2, sizeof(**rows), reading_from_row, rows, count,
+	    "reading the usage readings", err);
+}
+
 /* ---- adaptive limits ---- */
 
 static void
@@ -1582,6 +1639,8 @@ const struct store_ops store_pg_ops = {
 	.budget_merge = pg_budget_merge,
 	.adaptive_limits = pg_adaptive_limits,
 	.adaptive_save = pg_adaptive_save,
+	.readings_save = pg_readings_save,
+	.readings = pg_readings,
 	.budget_buckets = pg_budget_buckets,
 	.wait_totals = pg_wait_totals,
 	.family_counts = pg_family_counts,

@@ -98,6 +98,10 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
 	"CREATE INDEX runs_origin ON runs (origin) WHERE origin IS NOT NULL;"
 	"ALTER TABLE breakers ADD COLUMN ramp_started REAL;"
 	"ALTER TABLE breakers ADD COLUMN ramp_released INTEGER;",
+	/* 9 -> 10: the agents' usage readings, the newest per key and window. */
+	"CREATE TABLE usage_readings (account TEXT NOT NULL, family TEXT NOT NULL, win TEXT NOT NULL,"
+	" model TEXT NOT NULL DEFAULT '', window_secs REAL, used REAL, status TEXT, resets_at REAL,"
+	" at REAL NOT NULL, PRIMARY KEY (account, family, win));",
 };
 
 static bool sqlite_begin(struct store *store, struct store_error *err);
@@ -1014,6 +1018,8 @@ const struct store_ops store_sqlite_ops = {
 	.budget_prune = sqlite_budget_prune,
 	.adaptive_limits = sqlite_adaptive_limits,
 	.adaptive_save = sqlite_adaptive_save,
+	.readings_save = sqlite_readings_save,
+	.readings = sqlite_readings,
 	.budget_buckets = sqlite_budget_buckets,
 	.wait_totals = sqlite_wait_totals,
 	.family_counts = sqlite_family_counts,

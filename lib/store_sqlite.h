@@ -74,6 +74,12 @@ bool sqlite_adaptive_limits(struct store *store, const char *account, const char
     struct adaptive_limit **rows, size_t *count, struct store_error *err);
 bool sqlite_adaptive_save(struct store *store, const struct adaptive_limit *l, struct store_error *err);
 
+/* Usage readings (store.h). */
+bool sqlite_readings_save(struct store *store, const struct usage_reading *rows, size_t n,
+    struct store_error *err);
+bool sqlite_readings(struct store *store, const char *account, const char *family,
+    struct usage_reading **rows, size_t *count, struct store_error *err);
+
 bool sqlite_wait_totals(struct store *store, double since, struct wait_total **rows, size_t *count,
     struct store_error *err);
 

@@ -389,3 +389,75 @@ sqlite_wait_totals(struct store *store, double since, struct wait_total **rows, 
 	sqlite3_finalize(st);
 	return ok;
 }
+
+/* ---- usage readings ---- */
+
+/* Each replaces its window's row unless that row was read later. */
+bool
+sqlite_readings_save(struct store *store, const struct usage_reading *rows, size_t n, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db_of(store), "INSERT INTO usage_readings (account, family, win, model,"
+	    " window_secs, used, status, resets_at, at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+	    " ON CONFLICT (account, family, win) DO UPDATE SET model = excluded.model,"
+	    " window_secs = excluded.window_secs, used = excluded.used, status = excluded.status,"
+	    " resets_at = excluded.resets_at, at = excluded.at WHERE excluded.at >= usage_readings.at",
+	    -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "saving a usage reading");
+	for (size_t i = 0; i < n; i++) {
+		const struct usage_reading *r = &rows[i];
+
+		sqlite3_bind_text(st, 1, r->account, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, r->family, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, r->window, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, r->model, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 5, r->window_secs);
+		sqlite3_bind_double(st, 6, r->used);
+		sqlite3_bind_text(st, 7, r->status, -1, SQLITE_STATIC);
+		sqlite3_bind_double(st, 8, r->resets_at);
+		sqlite3_bind_double(st, 9, r->at);
+		if ((rc = sqlite3_step(st)) != SQLITE_DONE)
+			break;
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return n == 0 || rc == SQLITE_DONE || db_error(err, store->path, db_of(store), rc, "saving a usage reading");
+}
+
+static void
+fill_reading(sqlite3_stmt *st, void *p)
+{
+	struct usage_reading *r = p;
+
+	column_text(st, 0, r->account, sizeof(r->account));
+	column_text(st, 1, r->family, sizeof(r->family));
+	column_text(st, 2, r->window, sizeof(r->window));
+	column_text(st, 3, r->model, sizeof(r->model));
+	r->window_secs = sqlite3_column_double(st, 4);
+	r->used = sqlite3_column_double(st, 5);
+	column_text(st, 6, r->status, sizeof(r->status));
+	r->resets_at = sqlite3_column_double(st, 7);
+	r->at = sqlite3_column_double(st, 8);
+}
+
+bool
+sqlite_readings(struct store *store, const char *account, const char *family,
+    struct usage_reading **rows, size_t *count, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	bool ok;
+	int rc = prepare_keyed(store, "SELECT account, family, win, model, window_secs, used, status, resets_at,"
+	    " at FROM usage_readings WHERE ?2 IS NULL OR (account = ?1 AND family = ?2)"
+	    " ORDER BY account, family, win", account, family, &st);
+
+	*rows = NULL;
+	*count = 0;
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "reading the usage readings");
+	ok = collect(store, st, sizeof(**rows), fill_reading, (void **)rows, count,
+	    "reading the usage readings", err);
+	sqlite3_finalize(st);
+	return ok;
+}
