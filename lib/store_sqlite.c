@@ -98,6 +98,8 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
 	"CREATE INDEX runs_origin ON runs (origin) WHERE origin IS NOT NULL;"
 	"ALTER TABLE breakers ADD COLUMN ramp_started REAL;"
 	"ALTER TABLE breakers ADD COLUMN ramp_released INTEGER;",
+	/* 9 -> 10: host leases (holder.h): a host's runs live while it renews. */
+	"CREATE TABLE hosts (host TEXT PRIMARY KEY, alive_until REAL NOT NULL);",
 };
 
 static bool sqlite_begin(struct store *store, struct store_error *err);
@@ -985,7 +987,8 @@ const struct store_ops store_sqlite_ops = {
 	.wait_add = sqlite_wait_add,
 	.wait_end = sqlite_wait_end,
 	.run_start = sqlite_run_start,
-	.run_renew = sqlite_run_renew,
+	.host_renew = sqlite_host_renew,
+	.host_lease = sqlite_host_lease,
 	.run_mark_lost = sqlite_run_mark_lost,
 	.running = sqlite_running,
 	.ticket_add = sqlite_ticket_add,
