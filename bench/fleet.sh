@@ -130,12 +130,17 @@ for i in $(seq "$WAITERS"); do
 done
 sleep 3
 stats_reset
-# The server's CPU in clock ticks: its backends' utime + stime.
+# The server's CPU in clock ticks: its live backends' utime + stime, and
+# the ended ones' (the postmaster's cutime + cstime).
 pgcpu() {
-	local p
-	for p in $(pgrep -P "$(head -1 "$dir/server/data/postmaster.pid")"); do
-		cat "/proc/$p/stat" 2> /dev/null
-	done | sed 's/.*) //' | awk '{ s += $12 + $13 } END { print s + 0 }'
+	local pm p
+	pm=$(head -1 "$dir/server/data/postmaster.pid")
+	{
+		sed 's/.*) //' "/proc/$pm/stat" | awk '{ print $14 + $15 }'
+		for p in $(pgrep -P "$pm"); do
+			sed 's/.*) //' "/proc/$p/stat" 2> /dev/null | awk '{ print $12 + $13 }'
+		done
+	} | awk '{ s += $1 } END { print s + 0 }'
 }
 c0=$(pgcpu)
 t0=$(now_ns)
