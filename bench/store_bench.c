@@ -100,7 +100,7 @@ main(int argc, char **argv)
 
 		store = open_at(argv[2]);
 		record_one(store, &cfg, t, true);
-		probe_holder_self(&req.holder);
+		holder_self(&req.holder);
 		for (int i = 0; i < n; i++) {
 			double t0 = now_us();
 

@@ -15,6 +15,7 @@
 #include "breaker.h"
 #include "cmd.h"
 #include "history.h"
+#include "holder.h"
 #include "reserve.h"
 
 #define DAY 86400.0
@@ -146,7 +147,7 @@ slot_metrics(const struct metrics *m)
 			const struct running_run *o = &m->running[j];
 
 			if (strcmp(o->family, r->family) != 0 || strcmp(o->account, r->account) != 0 ||
-			    !owner_live(&o->owner, m->now, m->self.host))
+			    !holder_alive(&o->owner, m->now, m->self.host))
 				continue;
 			first = first && j >= i;
 			n++;
@@ -165,7 +166,7 @@ slot_metrics(const struct metrics *m)
 			const struct slot_ticket *o = &m->tickets[j];
 
 			if (strcmp(o->family, t->family) != 0 || strcmp(o->account, t->account) != 0 ||
-			    !owner_live(&o->owner, m->now, m->self.host))
+			    !holder_alive(&o->owner, m->now, m->self.host))
 				continue;
 			first = first && j >= i;
 			n++;
@@ -292,7 +293,7 @@ metrics_exec(struct args *args)
 	if (!cmd_state_look(&st, &cfg))
 		return 1;
 	m.cfg = &cfg;
-	probe_holder_self(&m.self);
+	holder_self(&m.self);
 	if (!metrics_load(&m, st.store, &error))
 		warnx_visible("%s", error.message);
 	else {

@@ -367,7 +367,7 @@ claim(struct plan *p, const struct plan_item *it, pid_t pid)
 	long attempts;
 
 	rerun.pid = (long)pid;
-	rerun.start_time = proc_start_time((long)pid);
+	rerun.start_time = holder_start_time((long)pid);
 	if (!store_run_claim_origin(p->store, it->id, &rerun, real_now(), p->started, p->max_attempts, &result,
 	    &by, &attempts, &error)) {
 		warnx_visible("%s", error.message);
@@ -634,7 +634,7 @@ recover_exec(struct args *args)
 	p.store = st.store;
 	p.cfg = &cfg;
 	p.have_key = run_sign_key_load(false, p.key, p.key_why, sizeof(p.key_why));
-	probe_holder_self(&me);
+	holder_self(&me);
 	strlcpy(p.host, me.host, sizeof(p.host));
 	p.holder = me;
 	if (args_has(args, OPT_YES) && store_writable_by_others(p.store, why, sizeof(why))) {

@@ -67,6 +67,9 @@ struct run_breaker {
 	struct store *store;              /* NULL: none (failed open, or given up) */
 	struct store_options store_opts;  /* where it is, for the heartbeat's own connection */
 	char memo[PATH_MAX + 64];         /* a server store's memo (breaker_memo.h); "" = none */
+	char lease_stamp[PATH_MAX + 64];  /* its host lease's stamp (holder.h); "" = none */
+	double lease_renewed_at;          /* this process's last renewal of it (run clock) */
+	bool parked;                      /* a server's connection closed while the child runs */
 	bool store_warned;                /* the one store warning is out */
 	bool read_only;                   /* the store is a read-only snapshot: gate only */
 	struct probe_lease holder;        /* this process */
@@ -81,7 +84,7 @@ struct run_breaker {
 	long long run_id;                 /* this attempt's running row; 0 = none */
 	bool gated;                       /* the breakers let this attempt through, */
 	long trips_seen;                  /* having seen that many trips (gate_decision) */
-	struct heartbeat *heartbeat;      /* renewing it while the child runs */
+	struct heartbeat *heartbeat;      /* renewing the host's lease while the child runs */
 	int spawns;                       /* attempts spawned so far */
 	struct breaker_transitions probe_closes;   /* for the hooks, run after the attempt */
 	/* What recover needs of this run (cmd/run_record.c). */
@@ -121,7 +124,7 @@ int gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const str
 int wait_plain(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
     const char *why, double wake);
 
-/* While the child runs: the heartbeat of its running row. */
+/* While the child runs: the host's lease (holder.h) kept fresh. */
 void run_heartbeat_start(struct run_breaker *b);
 /* How long into the run to call run_heartbeat_start(), in ms. */
 int run_heartbeat_delay_ms(void);

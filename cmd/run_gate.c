@@ -45,7 +45,7 @@ run_breaker_init(struct run_breaker *b)
 	if (!cmd_load_config(&b->cfg))
 		return false;
 	wait_clock_init(&b->clock);
-	probe_holder_self(&b->holder);
+	holder_self(&b->holder);
 	return true;
 }
 
@@ -266,6 +266,9 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 	if (resolved) {
 		store_options_server(opts, b->cfg.store_schema, b->cfg.store_connect_timeout,
 		    b->cfg.store_statement_timeout);
+		opts->trust_away = true;
+		if (!holder_lease_stamp(opts, b->holder.host, b->lease_stamp, sizeof(b->lease_stamp)))
+			b->lease_stamp[0] = '\0';
 		if ((rc = memo_refusal(b, o, id)) >= 0)
 			return rc;
 	}
@@ -310,12 +313,34 @@ env_secs(const char *name, long long dflt_ms)
 	return (double)(ms > 0 ? ms : dflt_ms) / 1000;
 }
 
-/* The heartbeat's interval ($RLWRAP_HEARTBEAT_MS, for tests) and how long
- * a beat keeps a run alive for the other hosts. */
+/* How often the host's lease is renewed ($RLWRAP_HEARTBEAT_MS, for tests),
+ * and how long a renewal keeps this host's runs alive for the others. */
 static double
 heartbeat_interval(void)
 {
-	return env_secs("RLWRAP_HEARTBEAT_MS", (long long)(HEARTBEAT_SECS * 1000));
+	return env_secs("RLWRAP_HEARTBEAT_MS", (long long)(HOST_LEASE_RENEW_SECS * 1000));
+}
+
+static double
+host_lease_ttl(void)
+{
+	return heartbeat_interval() * (HOST_LEASE_TTL_SECS / HOST_LEASE_RENEW_SECS);
+}
+
+/* The host's lease renewed when due: before a look that may write a
+ * running row or a place in the queue, so that it is never born dead. */
+static void
+host_lease_renew(struct run_breaker *b, double now)
+{
+	struct store_error error;
+
+	if (b->store == NULL || b->read_only || (b->lease_renewed_at > 0 && now - b->lease_renewed_at <
+	    heartbeat_interval()))
+		return;
+	b->lease_renewed_at = now;
+	if (!holder_lease_renew(b->store, b->lease_stamp, b->holder.host, now, heartbeat_interval(),
+	    host_lease_ttl(), &error))
+		store_trouble(b, &error);
 }
 
 /* One spawn's way through the gate: what its checks share. */
@@ -515,6 +540,9 @@ check_slot(struct gate *g, double now, struct wait_reason *r, bool take)
 	bool admitted;
 
 	running_row(g, now, &rec);
+	host_lease_renew(b, now);
+	if (b->store == NULL)
+		return WAIT_GO;
 	if (!admission_try(b->store, &b->slot, take ? &rec : NULL, now, &admitted, &b->run_id, &error)) {
 		store_trouble(b, &error);
 		return WAIT_GO;
@@ -633,6 +661,39 @@ auto_setup(struct run_breaker *b, const struct run_identity *id)
 	b->slot.max = fc->auto_max;
 }
 
+/* A server's connection is closed before the spawn: a running agent holds
+ * none (its liveness is its host's lease).  A journal in the server's
+ * place is a file of this host: kept, its row ids are its own. */
+static void
+store_park(struct run_breaker *b)
+{
+	if (b->store == NULL || b->read_only || !store_is_server_url(b->store_opts.path) ||
+	    store_on_journal(b->store))
+		return;
+	b->store_opts.schema_known = store_schema_version(b->store) == STORE_SCHEMA_VERSION;
+	store_close(b->store);
+	b->store = NULL;
+	b->parked = true;
+}
+
+/* Opened again when the run needs it: the probe's first output, the end. */
+static void
+store_resume(struct run_breaker *b)
+{
+	struct store_error error;
+
+	if (!b->parked)
+		return;
+	b->parked = false;
+	if (!store_open(&b->store_opts, &b->store, &error)) {
+		store_trouble(b, &error);
+		return;
+	}
+	if (b->run_id != 0)
+		store_carry_run(b->store, b->run_id, b->uid);
+	run_store_notice(b);
+}
+
 int
 gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
     double wait_max, bool force)
@@ -666,7 +727,7 @@ gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct 
 	b->slot = (struct admission){
 		.account = id->account, .family = id->family, .self = b->holder,
 		.max = force ? 0 : config_max_concurrent(&b->cfg, id->family),
-		.ttl = heartbeat_interval() * HEARTBEAT_TTL_FACTOR,
+		.ttl = HEARTBEAT_SECS * HEARTBEAT_TTL_FACTOR,
 	};
 	if (!force) {
 		budget_setup(b, id);
@@ -677,6 +738,8 @@ gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct 
 	gate_done(&g);
 	if (rc == WAIT_TIMEOUT)
 		return refuse_slot(b, o, id);
+	if (rc == WAIT_GO)
+		store_park(b);
 	return rc == WAIT_GO ? -1 : rc;
 }
 
@@ -736,9 +799,9 @@ run_heartbeat_start(struct run_breaker *b)
 {
 	double interval = heartbeat_interval();
 
-	if (b->store != NULL && b->run_id != 0 && b->heartbeat == NULL)
-		b->heartbeat = heartbeat_start(&b->store_opts, b->run_id, interval,
-		    interval * HEARTBEAT_TTL_FACTOR, wait_clock_read, &b->clock);
+	if ((b->store != NULL || b->parked) && b->run_id != 0 && b->heartbeat == NULL)
+		b->heartbeat = heartbeat_start(&b->store_opts, b->lease_stamp, b->holder.host, interval,
+		    host_lease_ttl(), wait_clock_read, &b->clock);
 }
 
 /* ---- during and after the run ---- */
@@ -749,7 +812,10 @@ probe_output_seen(struct run_breaker *b, const struct run_identity *id)
 	struct store_error error;
 	int closed;
 
-	if (!b->probing || b->store == NULL)
+	if (!b->probing)
+		return;
+	store_resume(b);
+	if (b->store == NULL)
 		return;
 	b->probing = false;
 	/* The closes go to the hooks after the attempt: never mid-stream. */
@@ -909,6 +975,7 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 	run.gated = b->gated && strcmp(run.family, id->family) == 0;
 	heartbeat_stop(b->heartbeat);
 	b->heartbeat = NULL;
+	store_resume(b);
 	r->run_id = 0;
 	b->run_id = 0;
 	b->probing = false;

@@ -108,7 +108,7 @@ state_open(struct cmd_state *st, struct config *cfg, bool read_only_fallback, bo
 	st->cfg = cfg;
 	/* Best effort: a store too busy to clear the dead now is cleared by the
 	 * next look, and the command's own work says what is wrong with it. */
-	probe_holder_self(&self);
+	holder_self(&self);
 	if (reap && !st->read_only)
 		(void)admission_reap(st->store, cmd_now_precise(), self.host, NULL, &error);
 	return true;

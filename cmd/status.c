@@ -249,7 +249,7 @@ print_running(const struct status_data *d, json_t *out, time_t now, const char *
 	for (size_t i = 0; i < d->running_len; i++) {
 		const struct running_run *r = &d->running[i];
 
-		if (!owner_live(&r->owner, (double)now, host))
+		if (!holder_alive(&r->owner, (double)now, host))
 			continue;
 		format_duration_short((double)now > r->started_at ? (double)now - r->started_at : 0, took,
 		    sizeof(took));
@@ -262,7 +262,7 @@ print_running(const struct status_data *d, json_t *out, time_t now, const char *
 	for (size_t i = 0, pos = 0; i < d->tickets_len; i++) {
 		const struct slot_ticket *t = &d->tickets[i];
 
-		if (!owner_live(&t->owner, (double)now, host))
+		if (!holder_alive(&t->owner, (double)now, host))
 			continue;
 		/* Places count within the ticket's own (account, family) queue. */
 		pos = 1;
@@ -340,7 +340,7 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 	size_t shown = 0;
 
 	print_store(&d->journal, out, !json);
-	probe_holder_self(&self);
+	holder_self(&self);
 	for (size_t i = 0; i < d->breakers_len; i++) {
 		enum breaker_view view = breaker_view(&d->breakers[i], (double)now, self.host);
 

@@ -107,7 +107,7 @@ short_items(const struct breaker *rows, size_t nrows, const struct family_counts
 	size_t n = 0;
 	char key[512], left[32];
 
-	probe_holder_self(&self);
+	holder_self(&self);
 	for (size_t i = 0; i < nrows; i++) {
 		enum breaker_view view = breaker_view(&rows[i], (double)now, self.host);
 

@@ -7,20 +7,7 @@
 #include <time.h>
 
 #include "admission.h"
-#include "breaker.h"
-
-bool
-owner_live(const struct probe_lease *owner, double now, const char *local_host)
-{
-	long long start;
-
-	if (owner->pid <= 0)
-		return false;
-	if (strcmp(owner->host, local_host) != 0)
-		return owner->expires_at > now;
-	start = proc_start_time(owner->pid);
-	return start >= 0 && start == owner->start_time;
-}
+#include "holder.h"
 
 /* What the store holds for one key (or all), with the dead cleared when
  * clear is set (inside a transaction). */
@@ -41,7 +28,7 @@ count_running(struct store *store, const char *account, const char *family, doub
 	if (!store_running(store, account, family, &rows, &count, err))
 		return false;
 	for (size_t i = 0; i < count && ok; i++) {
-		if (owner_live(&rows[i].owner, now, host)) {
+		if (holder_alive(&rows[i].owner, now, host)) {
 			c->running++;
 			continue;
 		}
@@ -68,7 +55,7 @@ count_tickets(struct store *store, const char *account, const char *family, long
 			c->ours = true;
 			continue;
 		}
-		if (!owner_live(&rows[i].owner, now, host)) {
+		if (!holder_alive(&rows[i].owner, now, host)) {
 			c->dead = true;
 			if (clear)
 				ok = store_ticket_remove(store, rows[i].id, err);
@@ -320,7 +307,7 @@ struct heartbeat {
 	pthread_cond_t wake;
 	bool stop;
 	struct store_options opts;
-	long long run_id;
+	char stamp[PATH_MAX], host[256];
 	double interval, ttl;
 	double (*clock)(const void *);
 	const void *clock_arg;
@@ -338,9 +325,9 @@ deadline_after(struct timespec *t, double secs)
 	}
 }
 
-/* Its own connection, opened at the first beat: a short run never opens it.
- * A failed beat is tried again at the next one; other hosts only ever see
- * the run go quiet. */
+/* A connection only for a renewal that is due, closed at once: a running
+ * agent holds none.  A failed renewal is tried again at the next beat;
+ * other hosts only ever see the host go quiet. */
 static void *
 beat(void *arg)
 {
@@ -357,18 +344,20 @@ beat(void *arg)
 		if (hb->stop)
 			break;
 		pthread_mutex_unlock(&hb->lock);
-		if (store != NULL || store_open(&hb->opts, &store, &error))
-			(void)store_run_renew(store, hb->run_id, hb->clock(hb->clock_arg) + hb->ttl, &error);
+		if (holder_lease_due(hb->stamp, hb->interval) && store_open(&hb->opts, &store, &error)) {
+			(void)store_host_renew(store, hb->host, hb->clock(hb->clock_arg) + hb->ttl, &error);
+			store_close(store);
+			store = NULL;
+		}
 		pthread_mutex_lock(&hb->lock);
 	}
 	pthread_mutex_unlock(&hb->lock);
-	store_close(store);
 	return NULL;
 }
 
 struct heartbeat *
-heartbeat_start(const struct store_options *opts, long long run_id, double interval, double ttl,
-    double (*clock)(const void *), const void *clock_arg)
+heartbeat_start(const struct store_options *opts, const char *stamp, const char *host, double interval,
+    double ttl, double (*clock)(const void *), const void *clock_arg)
 {
 	struct heartbeat *hb = calloc(1, sizeof(*hb));
 	pthread_condattr_t attr;
@@ -376,7 +365,8 @@ heartbeat_start(const struct store_options *opts, long long run_id, double inter
 	if (hb == NULL)
 		return NULL;
 	hb->opts = *opts;
-	hb->run_id = run_id;
+	strlcpy(hb->stamp, stamp != NULL ? stamp : "", sizeof(hb->stamp));
+	strlcpy(hb->host, host, sizeof(hb->host));
 	hb->interval = interval;
 	hb->ttl = ttl;
 	hb->clock = clock;

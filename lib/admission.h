@@ -19,17 +19,10 @@
 #include "budget.h"
 #include "store.h"
 
-/* How often a running wrapper renews its heartbeat, and how long past it
- * the other hosts trust it. */
+/* How long a running row or a place in the queue lives by its own
+ * alive_until, for a reader that finds no lease of its host (holder.h). */
 #define HEARTBEAT_SECS 30.0
 #define HEARTBEAT_TTL_FACTOR 3
-
-/*
- * An owner (of a running row or a ticket) is alive when, on this host, its
- * pid still runs with the same start time; on another host, while its
- * heartbeat (expires_at) has not passed.
- */
-bool owner_live(const struct probe_lease *owner, double now, const char *local_host);
 
 /* In one transaction: marks lost every running row whose owner died, and
  * drops dead owners' tickets.  *lost counts the rows marked (may be NULL).
@@ -96,13 +89,15 @@ bool adaptive_record(struct store *store, const char *account, const char *famil
 /* Gives up our ticket (a wait that ends without a spawn). */
 bool admission_leave(struct store *store, struct admission *a, struct store_error *err);
 
-/* Renews run_id's heartbeat every interval seconds (alive until now + ttl)
- * on its own connection to the store at opts, with now from clock(arg),
- * until heartbeat_stop().  NULL when the thread cannot start (the run
- * then counts as alive on this host only). */
+/* Looks every interval seconds whether this host's lease is due
+ * (holder_lease_renew() with stamp and host) and then renews it until now
+ * + ttl on a connection to the store at opts opened for that alone and
+ * closed at once, with now from clock(arg), until heartbeat_stop().  NULL
+ * when the thread cannot start (this host's runs then live by the other
+ * processes of the host, or as long as their rows' alive_until). */
 struct heartbeat;
-struct heartbeat *heartbeat_start(const struct store_options *opts, long long run_id, double interval,
-    double ttl, double (*clock)(const void *), const void *clock_arg);
+struct heartbeat *heartbeat_start(const struct store_options *opts, const char *stamp, const char *host,
+    double interval, double ttl, double (*clock)(const void *), const void *clock_arg);
 void heartbeat_stop(struct heartbeat *hb);
 
 #endif

@@ -8,71 +8,10 @@
 #include "breaker.h"
 #include "redact.h"
 
-void
-local_host(char *buf, size_t size)
-{
-	const char *env = getenv("RLWRAP_HOST");
-
-	if (env != NULL && *env != '\0') {
-		strlcpy(buf, env, size);
-		return;
-	}
-	if (gethostname(buf, size) != 0)
-		strlcpy(buf, "localhost", size);
-	buf[size - 1] = '\0';
-}
-
-long long
-proc_start_time(long pid)
-{
-	char path[64], buf[1024], *p;
-	long long start = -1;
-	FILE *fp;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if (pid <= 0 || (fp = fopen(path, "re")) == NULL)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
-	/* The command name (field 2) may hold spaces and ')': fields 3.. follow
-	 * the last ')'.  A zombie (state Z or X) has died: its parent just has
-	 * not reaped it yet. */
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
-		return -1;
-	for (int field = 3; field <= 22 && p != NULL; field++)
-		p = strchr(p + 1, ' ');
-	if (p != NULL && sscanf(p + 1, "%lld", &start) != 1)
-		start = -1;
-	return start;
-}
-
-bool
-probe_holder_self(struct probe_lease *holder)
-{
-	memset(holder, 0, sizeof(*holder));
-	holder->pid = (long)getpid();
-	holder->start_time = proc_start_time(holder->pid);
-	local_host(holder->host, sizeof(holder->host));
-	return holder->start_time >= 0;
-}
-
-bool
-probe_lease_same_holder(const struct probe_lease *a, const struct probe_lease *b)
-{
-	return a->pid != 0 && a->pid == b->pid && a->start_time == b->start_time &&
-	    strcmp(a->host, b->host) == 0;
-}
-
 bool
 probe_lease_live(const struct probe_lease *lease, double now, const char *host)
 {
-	if (lease->pid == 0 || lease->expires_at <= now)
-		return false;
-	if (strcmp(lease->host, host) != 0)
-		return true;
-	return proc_start_time(lease->pid) == lease->start_time;
+	return lease->expires_at > now && holder_alive(lease, now, host);
 }
 
 enum breaker_view
@@ -300,7 +239,7 @@ busy_probe(const struct breaker *rows, size_t count, const struct gate_request *
 {
 	for (size_t i = 0; i < count; i++)
 		if (relevant(&rows[i], req->model) && rows[i].resets_at <= now &&
-		    !probe_lease_same_holder(&rows[i].lease, &req->holder) &&
+		    !holder_same(&rows[i].lease, &req->holder) &&
 		    probe_lease_live(&rows[i].lease, now, req->holder.host))
 			return &rows[i];
 	return NULL;
@@ -313,7 +252,7 @@ take_leases(struct store *store, const struct config *cfg, struct breaker *rows,
 {
 	for (size_t i = 0; i < count; i++) {
 		struct breaker *b = &rows[i];
-		bool takeover = b->lease.pid != 0 && !probe_lease_same_holder(&b->lease, &req->holder);
+		bool takeover = b->lease.pid != 0 && !holder_same(&b->lease, &req->holder);
 
 		if (!relevant(b, req->model))
 			continue;
@@ -543,7 +482,7 @@ probe_output_locked(struct store *store, void *arg, struct store_error *err)
 	if (!store_breakers_of(store, ctx->account, ctx->family, &rows, &count, err))
 		return false;
 	for (size_t i = 0; i < count && ok; i++) {
-		if (rows[i].state != BREAKER_HALF_OPEN || !probe_lease_same_holder(&rows[i].lease, ctx->holder))
+		if (rows[i].state != BREAKER_HALF_OPEN || !holder_same(&rows[i].lease, ctx->holder))
 			continue;
 		close_by_probe(&rows[i], ctx->now);
 		ok = save_change(store, &rows[i], "probe-success", 0, ctx->now, err);
@@ -653,7 +592,7 @@ record_success_and_leases(struct store *store, struct record_ctx *ctx, struct br
 		const char *event = NULL;
 
 		if (succeeded && relevant(b, ctx->record.model) && b->last_trip_at < ctx->run->started_at) {
-			if (holder != NULL && b->state == BREAKER_HALF_OPEN && probe_lease_same_holder(&b->lease, holder))
+			if (holder != NULL && b->state == BREAKER_HALF_OPEN && holder_same(&b->lease, holder))
 				close_by_probe(b, now);
 			else
 				close_breaker(b, now);
@@ -661,7 +600,7 @@ record_success_and_leases(struct store *store, struct record_ctx *ctx, struct br
 			ctx->out->closed++;
 			breaker_transitions_add(&ctx->out->transitions, CHANGE_CLOSED, b);
 		} else if (holder != NULL && b->state == BREAKER_HALF_OPEN &&
-		    probe_lease_same_holder(&b->lease, holder)) {
+		    holder_same(&b->lease, holder)) {
 			memset(&b->lease, 0, sizeof(b->lease));
 			b->state = BREAKER_OPEN;
 			b->updated_at = now;
@@ -862,7 +801,7 @@ breaker_blocked(struct store *store, const char *account, const char *family, co
 	*blocked = false;
 	if (!store_breakers_of(store, account, family, &rows, &count, err))
 		return false;
-	local_host(req.holder.host, sizeof(req.holder.host));
+	holder_local_host(req.holder.host, sizeof(req.holder.host));
 	if ((found = latest_open(rows, count, model, now)) == NULL)
 		found = busy_probe(rows, count, &req, now);
 	if (found != NULL) {

@@ -36,22 +36,13 @@
 #include "conf.h"
 #include "key.h"
 #include "failsignal.h"
+#include "holder.h"
 #include "store.h"
 
 /* ---- Probe lease holders ---------------------------------------------- */
 
-/* This process: pid, /proc/self/stat start time, hostname.  expires_at 0. */
-bool probe_holder_self(struct probe_lease *holder);
-/* Field 22 of /proc/<pid>/stat (start time in clock ticks), -1 when gone
- * or a zombie. */
-long long proc_start_time(long pid);
-/* Held, unexpired, and (when on this host) its pid still runs with the same
- * start time.  A lease of another host is trusted until it expires. */
+/* Unexpired, and its holder alive (holder.h's one rule). */
 bool probe_lease_live(const struct probe_lease *lease, double now, const char *local_host);
-/* This host's name: $RLWRAP_HOST when set (containers that share a
- * hostname, tests that play two hosts), else the hostname. */
-void local_host(char *buf, size_t size);
-bool probe_lease_same_holder(const struct probe_lease *a, const struct probe_lease *b);
 
 /* ---- What a breaker looks like now ------------------------------------ */
 
@@ -123,7 +114,7 @@ enum gate_verdict { GATE_RUN, GATE_PROBE, GATE_REFUSE, GATE_WAIT };
 struct gate_request {
 	const char *account, *family;
 	const char *model;             /* "" or NULL: only family-wide breakers apply */
-	struct probe_lease holder;     /* this process (probe_holder_self()) */
+	struct probe_lease holder;     /* this process (holder_self()) */
 	double wait_max;               /* --wait budget in seconds; < 0: no --wait */
 	double jitter;                 /* seconds added to a wait (breaker_jitter()) */
 	bool record;                   /* write the refusal or wait to the store */

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "breaker.h"
+#include "holder.h"
 #include "history.h"
 #include "store_backend.h"
 
@@ -94,24 +94,16 @@ run_filter_add(struct run_filter *f, const char *spec, char *err, size_t errlen)
 	}
 }
 
+/* A claim of a host that keeps no lease (an older rlwrap) is trusted this
+ * long after it was made. */
+#define CLAIM_TRUST_SECS 86400.0
+
 struct claim_read {
 	double now, since;
 	enum run_claim result;
 	struct probe_lease *by;
+	bool ask;                 /* held unless its holder died: holder.h decides */
 };
-
-/* A claim is alive while its process runs (on this host), or for a day
- * (on another host, which cannot be asked). */
-static bool
-claim_alive(const struct run_row *row, double now)
-{
-	struct probe_lease self;
-
-	probe_holder_self(&self);
-	if (strcmp(row->claim.host, self.host) != 0)
-		return now - row->claimed_at < 86400;
-	return proc_start_time(row->claim.pid) == row->claim.start_time;
-}
 
 static bool
 claim_decide(const struct run_row *row, void *arg)
@@ -119,13 +111,30 @@ claim_decide(const struct run_row *row, void *arg)
 	struct claim_read *c = arg;
 
 	*c->by = row->claim;
+	c->by->expires_at = row->claimed_at + CLAIM_TRUST_SECS;
+	c->result = CLAIM_TAKEN;
 	if (row->recovered_by != 0)
 		c->result = CLAIM_RECOVERED;
-	else if (row->claim.pid != 0 && (row->claimed_at >= c->since || claim_alive(row, c->now)))
+	else if (row->claim.pid != 0 && row->claimed_at >= c->since)
 		c->result = CLAIM_HELD;
 	else
-		c->result = CLAIM_TAKEN;
+		c->ask = row->claim.pid != 0;
 	return false;
+}
+
+/* The one liveness rule on the claim's holder, with its host's lease. */
+static bool
+claim_settle(struct store *store, struct claim_read *c, struct store_error *err)
+{
+	char host[sizeof(c->by->host)];
+
+	if (!c->ask)
+		return true;
+	holder_local_host(host, sizeof(host));
+	if (strcmp(c->by->host, host) != 0 && !store_host_lease(store, c->by->host, &c->by->host_until, err))
+		return false;
+	c->result = holder_alive(c->by, c->now, host) ? CLAIM_HELD : CLAIM_TAKEN;
+	return true;
 }
 
 /* A re-run that spawned: its running row was written before the child. */
@@ -149,7 +158,7 @@ store_run_claim_origin(struct store *store, long long id, const struct probe_lea
 	*attempts = 0;
 	if (!store_begin(store, err))
 		return false;
-	if (!store_runs_each(store, &only, claim_decide, &c, err) ||
+	if (!store_runs_each(store, &only, claim_decide, &c, err) || !claim_settle(store, &c, err) ||
 	    (c.result == CLAIM_TAKEN && !store_runs_each(store, &reruns, count_attempt, attempts, err)))
 		goto fail;
 	if (c.result == CLAIM_TAKEN && max_attempts > 0 && *attempts >= max_attempts)

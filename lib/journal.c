@@ -5,9 +5,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "breaker.h"
+#include "holder.h"
 #include "journal.h"
 #include "store_backend.h"
 #include "store_pg.h"
@@ -128,7 +129,7 @@ replay_budgets(struct store *server, struct store *journal, struct store_error *
 		return true;
 	if (!journal->ops->budget_buckets(journal, NULL, NULL, &rows, &count, err))
 		return false;
-	local_host(origin, 256);
+	holder_local_host(origin, 256);
 	strlcat(origin, ":", sizeof(origin));
 	strlcat(origin, journal->path, sizeof(origin));
 	for (size_t i = 0; ok && i < count; i++)
@@ -210,6 +211,63 @@ replay(struct store *server, struct store_error *err)
 	return ok;
 }
 
+/*
+ * The store's own breaker: "PATH.away" (beside the journal) is touched when
+ * the server did not answer; for the window after its mtime the opens of
+ * this host go to the journal without asking the server again, so that an
+ * outage costs one connect timeout per window, not one per spawn.  The
+ * first open after the window asks.  $RLWRAP_STORE_AWAY_MS sets the window
+ * (tests; 0 turns it off).
+ */
+static double
+away_window(void)
+{
+	const char *env = getenv("RLWRAP_STORE_AWAY_MS");
+	const char *bad = NULL;
+	long long ms;
+
+	if (env == NULL || *env == '\0')
+		return JOURNAL_AWAY_SECS;
+	ms = strtonum(env, 0, 3600000, &bad);
+	return bad != NULL ? JOURNAL_AWAY_SECS : (double)ms / 1000;
+}
+
+static void
+away_path(const char *journal_path, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s.away", journal_path);
+}
+
+/* Seconds since the server last did not answer, within the window; -1 else. */
+static double
+away_since(const char *journal_path)
+{
+	char path[PATH_MAX + 8];
+	struct timespec now;
+	struct stat st;
+	double ago;
+
+	away_path(journal_path, path, sizeof(path));
+	if (stat(path, &st) != 0)
+		return -1;
+	clock_gettime(CLOCK_REALTIME, &now);
+	ago = (double)(now.tv_sec - st.st_mtim.tv_sec) + (double)(now.tv_nsec - st.st_mtim.tv_nsec) / 1e9;
+	return ago >= 0 && ago < away_window() ? ago : -1;
+}
+
+static void
+away_note(const char *journal_path)
+{
+	char path[PATH_MAX + 8];
+	int fd;
+
+	away_path(journal_path, path, sizeof(path));
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600)) >= 0) {
+		(void)futimens(fd, NULL);
+		close(fd);
+	}
+}
+
 /* The server could not be reached: the journal stands in for it. */
 static bool
 open_in_place_of(const struct store_options *opts, struct store **out, struct store_error *err)
@@ -237,9 +295,16 @@ journal_open_server(const struct store_options *opts, struct store **out, struct
 {
 	struct store_error replay_err;
 
+	double ago;
+
 	if (store_server_ops == NULL)
 		return set_error(err, STORE_ERR_UNSUPPORTED, "PostgreSQL stores are not supported by this build "
 		    "(built without libpq)");
+	if (opts->trust_away && !opts->read_only && opts->journal_path[0] != '\0' && (ago = away_since(opts->journal_path)) >= 0) {
+		set_error(err, STORE_ERR_UNREACHABLE, "the server did not answer %.1f s ago (not asked again for "
+		    "%.0f s)", ago, away_window());
+		return open_in_place_of(opts, out, err);
+	}
 	if (store_server_ops->open(opts, out, err)) {
 		strlcpy((*out)->journal_path, opts->journal_path, sizeof((*out)->journal_path));
 		if (!opts->read_only && !replay(*out, &replay_err))
@@ -249,7 +314,10 @@ journal_open_server(const struct store_options *opts, struct store **out, struct
 	}
 	if (err->status != STORE_ERR_UNREACHABLE || opts->journal_path[0] == '\0' || opts->read_only)
 		return false;
-	return open_in_place_of(opts, out, err);
+	if (!open_in_place_of(opts, out, err))
+		return false;
+	away_note(opts->journal_path);   /* after the journal made its directory */
+	return true;
 }
 
 bool
@@ -266,6 +334,7 @@ journal_fail_over(struct store *store, struct store_error *err)
 		return false;
 	store->on_journal = true;
 	journal_mark(store);
+	away_note(store->journal_path);
 	snprintf(store->notice, sizeof(store->notice), "%.200s; recording in the local journal %.200s "
 	    "until the server answers again", why, store->journal_path);
 	return true;

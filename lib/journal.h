@@ -17,8 +17,14 @@
 
 #include "store.h"
 
+/* After the server did not answer, opens of this host with trust_away set
+ * (the wrapper's) go to the journal without asking it for this long (the
+ * store's own breaker). */
+#define JOURNAL_AWAY_SECS 5.0
+
 /* Opens the server of opts (replaying a waiting journal into it), or, when
- * it cannot be reached, the journal in its place (store_notice() says so). */
+ * it cannot be reached or did not answer within JOURNAL_AWAY_SECS, the
+ * journal in its place (store_notice() says so). */
 bool journal_open_server(const struct store_options *opts, struct store **out, struct store_error *err);
 /* The server of store went away mid-way: its calls go to the journal from
  * now on.  False (err kept) when there is no journal to go to. */

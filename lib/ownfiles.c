@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "breaker_memo.h"
+#include "holder.h"
 #include "ownfiles.h"
 #include "run_sign.h"
 #include "store.h"
@@ -58,7 +59,7 @@ own_files_list(struct own_files *out, const struct config *cfg)
 	};
 	struct store_options opts;
 	struct store_error error;
-	char buf[PATH_MAX + 64];
+	char buf[PATH_MAX + 64], host[256];
 
 	out->n = 0;
 	if (config_default_path(buf, sizeof(buf)))
@@ -75,6 +76,10 @@ own_files_list(struct own_files *out, const struct config *cfg)
 	}
 	add_sqlite(out, opts.journal_path, journal);
 	add(out, "the journal's replay marker", opts.journal_path, ".replay");
+	add(out, "the server's away marker", opts.journal_path, ".away");
 	if (memo_path(&opts, buf, sizeof(buf)))
 		add(out, "the server store's memo", buf, "");
+	holder_local_host(host, sizeof(host));
+	if (holder_lease_stamp(&opts, host, buf, sizeof(buf)))
+		add(out, "the host lease's stamp", buf, "");
 }

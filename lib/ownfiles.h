@@ -2,7 +2,7 @@
  * ownfiles.h: the files that are rlwrap's own, which no file it writes on
  * request (--signal-file, --raw-stream) may name: the state file and its
  * -wal, -shm and -journal and the hooks log beside it, a server store's
- * journal (and its side files) and memo, the config, and the key file
+ * journal (and its side files), memo and host lease stamp, the config, and the key file
  * (docs/design.md section 13).
  *
  * Ownership: struct own_files is plain fixed arrays, filled in place.

@@ -367,6 +367,13 @@ store_run_add(struct store *store, const struct run_row *run, double now,
 	return ON_STORE(store, err, run_add(target(store), &row, now, run_id, err));
 }
 
+void
+store_carry_run(struct store *store, long long server_run_id, const char *uid)
+{
+	store->server_run_id = server_run_id;
+	strlcpy(store->server_run_uid, uid, sizeof(store->server_run_uid));
+}
+
 bool
 store_run_start(struct store *store, const struct run_row *run, long long *run_id, struct store_error *err)
 {
@@ -396,9 +403,15 @@ store_wait_end(struct store *store, long long wait_id, double ended_at, struct s
 }
 
 bool
-store_run_renew(struct store *store, long long run_id, double alive_until, struct store_error *err)
+store_host_renew(struct store *store, const char *host, double alive_until, struct store_error *err)
 {
-	return ON_STORE(store, err, run_renew(target(store), run_id, alive_until, err));
+	return ON_STORE(store, err, host_renew(target(store), host, alive_until, err));
+}
+
+bool
+store_host_lease(struct store *store, const char *host, double *alive_until, struct store_error *err)
+{
+	return ON_STORE(store, err, host_lease(target(store), host, alive_until, err));
 }
 
 bool

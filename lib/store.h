@@ -32,7 +32,7 @@
 struct store;
 
 /* The schema this build writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 10
+#define STORE_SCHEMA_VERSION 11
 #define STORE_BUSY_TIMEOUT_MS 5000
 
 enum store_status {
@@ -68,6 +68,8 @@ struct store_options {
 	double connect_timeout;      /* seconds */
 	double statement_timeout;    /* seconds; also bounds the wait for any answer */
 	char journal_path[PATH_MAX]; /* the machine's own SQLite journal (journal.db), for outages */
+	bool trust_away;             /* a server that just did not answer is not asked (journal.h) */
+	bool schema_known;           /* this process found it at STORE_SCHEMA_VERSION: not read again */
 };
 
 #define STORE_SCHEMA_DEFAULT "rlwrap"
@@ -76,12 +78,14 @@ struct store_options {
 /* Stored breaker states.  HALF_OPEN: past its reset with a probe lease. */
 enum breaker_state { BREAKER_CLOSED, BREAKER_OPEN, BREAKER_HALF_OPEN };
 
-/* Who holds a half-open breaker's probe lease; pid 0 = nobody. */
+/* Who holds a half-open breaker's probe lease, a running run, a place in
+ * the queue or a claim (holder.h); pid 0 = nobody. */
 struct probe_lease {
 	long pid;
 	long long start_time;   /* /proc/<pid>/stat field 22, clock ticks since boot */
 	char host[256];
 	double expires_at;
+	double host_until;      /* its host's lease as read with it; 0 = none known */
 };
 
 /* One row of the breakers table. */
@@ -276,11 +280,18 @@ struct slot_ticket {
 	double at;                           /* when it joined the queue */
 };
 
+/* A run started on the server through another handle of this process,
+ * closed since (no connection is held while a child runs): completed
+ * through this one, with its identity uid, on the server or in the
+ * journal should the server be away by then (store_run_add()). */
+void store_carry_run(struct store *store, long long server_run_id, const char *uid);
 /* Inserts run (state "running", owner fields set) without pruning; *run_id. */
 bool store_run_start(struct store *store, const struct run_row *run, long long *run_id,
     struct store_error *err);
-/* The running row's heartbeat: its owner is alive until alive_until. */
-bool store_run_renew(struct store *store, long long run_id, double alive_until, struct store_error *err);
+/* host's lease (holder.h): alive until alive_until, never moved back. */
+bool store_host_renew(struct store *store, const char *host, double alive_until, struct store_error *err);
+/* host's lease, 0 when it has none. */
+bool store_host_lease(struct store *store, const char *host, double *alive_until, struct store_error *err);
 /* A running row whose owner died: state lost (a completed row is left alone). */
 bool store_run_mark_lost(struct store *store, long long run_id, struct store_error *err);
 /* The running rows of (account, family), or every one when family is NULL,

@@ -43,7 +43,8 @@ struct store_ops {
 	/* Running rows and the queue for slots, as store.h says. */
 	bool (*run_start)(struct store *store, const struct run_row *run, long long *run_id,
 	    struct store_error *err);
-	bool (*run_renew)(struct store *store, long long run_id, double alive_until, struct store_error *err);
+	bool (*host_renew)(struct store *store, const char *host, double alive_until, struct store_error *err);
+	bool (*host_lease)(struct store *store, const char *host, double *alive_until, struct store_error *err);
 	bool (*run_mark_lost)(struct store *store, long long run_id, struct store_error *err);
 	bool (*running)(struct store *store, const char *account, const char *family,
 	    struct running_run **rows, size_t *count, struct store_error *err);

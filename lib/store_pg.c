@@ -172,8 +172,14 @@ scrub_both(const char *text, const char *decoded, const char *raw, char *out, si
 void
 pg_display_url(const char *url, char *out, size_t size)
 {
-	char password[256], raw[256];
+	char password[256], raw[256], why[256];
 
+	/* A journal opened while the server is known to be away (journal.h)
+	 * comes here before any connect has loaded libpq. */
+	if (!pq_load(why, sizeof(why))) {
+		strlcpy(out, "the PostgreSQL server", size);
+		return;
+	}
 	find_password(url, password, sizeof(password));
 	find_password_raw(url, raw, sizeof(raw));
 	scrub_both(url, password, raw, out, size);
@@ -517,6 +523,7 @@ static const char *const schema_tables[] = {
 	" INSERT INTO budget_buckets (account, family, width, bucket, tokens, usd, runs)"
 	" SELECT account, family, width, bucket, tokens, usd, runs FROM budget_counters"
 	" ON CONFLICT DO NOTHING; DROP TABLE budget_counters; END IF; END $$",
+	"CREATE TABLE IF NOT EXISTS hosts (host text PRIMARY KEY, alive_until double precision NOT NULL)",
 	"CREATE TABLE IF NOT EXISTS adaptive_limits (account text NOT NULL, family text NOT NULL,"
 	" limit_now bigint NOT NULL, successes bigint NOT NULL DEFAULT 0,"
 	" changed_at double precision NOT NULL, why text, PRIMARY KEY (account, family))",
@@ -756,7 +763,8 @@ pg_open(const struct store_options *opts, struct store **out, struct store_error
 		    opts->schema);
 		goto fail;
 	}
-	if (!connect_server(pg, opts, opts->path, err) || !read_version(pg, &version, err))
+	version = STORE_SCHEMA_VERSION;
+	if (!connect_server(pg, opts, opts->path, err) || (!opts->schema_known && !read_version(pg, &version, err)))
 		goto fail;
 	if (version > STORE_SCHEMA_VERSION) {
 		set_error(err, STORE_ERR_VERSION, "%s: schema %s is at version %d, newer than this rlwrap knows "
@@ -1007,7 +1015,13 @@ write_run(struct pg_store *pg, const struct run_row *run, long long *run_id, str
 	return true;
 }
 
-/* History pruned on write: runs beyond keep_runs, and everything older than keep_days. */
+/* A server's history is pruned in batches: by the write of every
+ * PG_PRUNE_EVERY-th run id (whoever that is), not by every spawn, so it may
+ * hold up to that many rows past keep_runs. */
+#define PG_PRUNE_EVERY 64
+
+/* History pruned on write, when due: runs beyond keep_runs, and everything
+ * older than keep_days. */
 static bool
 prune(struct pg_store *pg, long long last_run_id, double now, struct store_error *err)
 {
@@ -1019,6 +1033,8 @@ prune(struct pg_store *pg, long long last_run_id, double now, struct store_error
 	struct db_value oldest_id = { .type = DB_INT, .i = last_run_id - pg->base.keep_runs };
 	struct db_value cutoff = { .type = DB_REAL, .r = now - (double)pg->base.keep_days * 86400 };
 
+	if (last_run_id % PG_PRUNE_EVERY != 0)
+		return true;
 	if (pg->base.keep_runs > 0 && last_run_id > pg->base.keep_runs &&
 	    !pg_defer(pg, "DELETE FROM runs WHERE id <= $1 AND coalesce(state, '') <> 'running'", &oldest_id, 1,
 	    "pruning history", false, err))
@@ -1300,10 +1316,29 @@ pg_run_start(struct store *store, const struct run_row *run, long long *run_id, 
 }
 
 static bool
-pg_run_renew(struct store *store, long long run_id, double alive_until, struct store_error *err)
+pg_host_renew(struct store *store, const char *host, double alive_until, struct store_error *err)
 {
-	return update_by_id(store, "UPDATE runs SET alive_until = $2 WHERE id = $1 AND state = 'running'",
-	    run_id, true, alive_until, "renewing the run's heartbeat", err);
+	struct db_value v[2] = { text_value(host), real_value(alive_until, -1) };
+
+	return pg_defer(pg_of(store), "INSERT INTO hosts (host, alive_until) VALUES ($1, $2)"
+	    " ON CONFLICT (host) DO UPDATE SET alive_until = EXCLUDED.alive_until"
+	    " WHERE hosts.alive_until < EXCLUDED.alive_until", v, 2, "renewing the host's lease", false, err);
+}
+
+static bool
+pg_host_lease(struct store *store, const char *host, double *alive_until, struct store_error *err)
+{
+	struct db_value v = text_value(host);
+	PGresult *res;
+
+	*alive_until = 0;
+	if (!pg_run(pg_of(store), "SELECT alive_until FROM hosts WHERE host = $1", &v, 1, &res,
+	    "reading a host's lease", err))
+		return false;
+	if (PQntuples(res) > 0)
+		*alive_until = cell_double(res, 0, 0, 0);
+	PQclear(res);
+	return true;
 }
 
 static bool
@@ -1320,6 +1355,7 @@ owner_from_row(const PGresult *res, int row, int first, struct probe_lease *owne
 	owner->pid = (long)cell_int(res, row, first + 1, 0);
 	owner->start_time = cell_int(res, row, first + 2, 0);
 	owner->expires_at = cell_double(res, row, first + 3, 0);
+	owner->host_until = cell_double(res, row, first + 4, 0);
 }
 
 static void
@@ -1345,9 +1381,10 @@ pg_running(struct store *store, const char *account, const char *family,
 	*rows = NULL;
 	*count = 0;
 	return lock_key(pg_of(store), account, family, err) &&
-	    read_rows(pg_of(store), "SELECT id, family, account, model, cwd, started_at, host, pid,"
-	    " pid_start_time, alive_until FROM runs WHERE state = 'running' AND ($2::text IS NULL"
-	    " OR (account = $1 AND family = $2)) ORDER BY id", key, 2, sizeof(**rows), running_from_row, rows, count,
+	    read_rows(pg_of(store), "SELECT r.id, r.family, r.account, r.model, r.cwd, r.started_at,"
+	    " r.host, r.pid, r.pid_start_time, r.alive_until, h.alive_until FROM runs r"
+	    " LEFT JOIN hosts h ON h.host = r.host WHERE r.state = 'running' AND ($2::text IS NULL"
+	    " OR (r.account = $1 AND r.family = $2)) ORDER BY r.id", key, 2, sizeof(**rows), running_from_row, rows, count,
 	    "reading the running runs", err);
 }
 
@@ -1406,8 +1443,9 @@ pg_tickets(struct store *store, const char *account, const char *family,
 	*rows = NULL;
 	*count = 0;
 	return lock_key(pg_of(store), account, family, err) &&
-	    read_rows(pg_of(store), "SELECT id, family, account, model, at, host, pid, pid_start_time,"
-	    " alive_until FROM slot_queue WHERE $2::text IS NULL OR (account = $1 AND family = $2) ORDER BY id",
+	    read_rows(pg_of(store), "SELECT q.id, q.family, q.account, q.model, q.at, q.host, q.pid,"
+	    " q.pid_start_time, q.alive_until, h.alive_until FROM slot_queue q LEFT JOIN hosts h ON h.host = q.host"
+	    " WHERE $2::text IS NULL OR (q.account = $1 AND q.family = $2) ORDER BY q.id",
 	    key, 2, sizeof(**rows), ticket_from_row, rows, count, "reading the queue for slots", err);
 }
 
@@ -1626,7 +1664,8 @@ const struct store_ops store_pg_ops = {
 	.wait_add = pg_wait_add,
 	.wait_end = pg_wait_end,
 	.run_start = pg_run_start,
-	.run_renew = pg_run_renew,
+	.host_renew = pg_host_renew,
+	.host_lease = pg_host_lease,
 	.run_mark_lost = pg_run_mark_lost,
 	.running = pg_running,
 	.ticket_add = pg_ticket_add,

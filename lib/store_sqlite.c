@@ -102,6 +102,8 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
 	"CREATE TABLE usage_readings (account TEXT NOT NULL, family TEXT NOT NULL, win TEXT NOT NULL,"
 	" model TEXT NOT NULL DEFAULT '', window_secs REAL, used REAL, status TEXT, resets_at REAL,"
 	" at REAL NOT NULL, PRIMARY KEY (account, family, win));",
+	/* 10 -> 11: host leases (holder.h): a host's runs live while it renews. */
+	"CREATE TABLE hosts (host TEXT PRIMARY KEY, alive_until REAL NOT NULL);",
 };
 
 static bool sqlite_begin(struct store *store, struct store_error *err);
@@ -1007,7 +1009,8 @@ const struct store_ops store_sqlite_ops = {
 	.wait_add = sqlite_wait_add,
 	.wait_end = sqlite_wait_end,
 	.run_start = sqlite_run_start,
-	.run_renew = sqlite_run_renew,
+	.host_renew = sqlite_host_renew,
+	.host_lease = sqlite_host_lease,
 	.run_mark_lost = sqlite_run_mark_lost,
 	.running = sqlite_running,
 	.ticket_add = sqlite_ticket_add,

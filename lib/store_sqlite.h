@@ -50,7 +50,8 @@ bool sqlite_write_run(struct store *store, const struct run_row *run, long long 
 bool sqlite_wait_end(struct store *store, long long wait_id, double ended_at, struct store_error *err);
 bool sqlite_run_start(struct store *store, const struct run_row *run, long long *run_id,
     struct store_error *err);
-bool sqlite_run_renew(struct store *store, long long run_id, double alive_until, struct store_error *err);
+bool sqlite_host_renew(struct store *store, const char *host, double alive_until, struct store_error *err);
+bool sqlite_host_lease(struct store *store, const char *host, double *alive_until, struct store_error *err);
 bool sqlite_run_mark_lost(struct store *store, long long run_id, struct store_error *err);
 bool sqlite_running(struct store *store, const char *account, const char *family,
     struct running_run **rows, size_t *count, struct store_error *err);

@@ -41,10 +41,37 @@ sqlite_wait_end(struct store *store, long long wait_id, double ended_at, struct 
 }
 
 bool
-sqlite_run_renew(struct store *store, long long run_id, double alive_until, struct store_error *err)
+sqlite_host_renew(struct store *store, const char *host, double alive_until, struct store_error *err)
 {
-	return update_by_id(store, "UPDATE runs SET alive_until = ?2 WHERE id = ?1 AND state = 'running'",
-	    run_id, true, alive_until, "renewing the run's heartbeat", err);
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db_of(store), "INSERT INTO hosts (host, alive_until) VALUES (?1, ?2)"
+	    " ON CONFLICT (host) DO UPDATE SET alive_until = excluded.alive_until"
+	    " WHERE alive_until < excluded.alive_until", -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "renewing the host's lease");
+	sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 2, alive_until);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE || db_error(err, store->path, db_of(store), rc, "renewing the host's lease");
+}
+
+bool
+sqlite_host_lease(struct store *store, const char *host, double *alive_until, struct store_error *err)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db_of(store), "SELECT alive_until FROM hosts WHERE host = ?1", -1, &st, NULL);
+
+	*alive_until = 0;
+	if (rc != SQLITE_OK)
+		return db_error(err, store->path, db_of(store), rc, "reading a host's lease");
+	sqlite3_bind_text(st, 1, host, -1, SQLITE_STATIC);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		*alive_until = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ||
+	    db_error(err, store->path, db_of(store), rc, "reading a host's lease");
 }
 
 bool
@@ -61,6 +88,7 @@ owner_from_row(sqlite3_stmt *st, int first, struct probe_lease *owner)
 	owner->pid = (long)sqlite3_column_int64(st, first + 1);
 	owner->start_time = sqlite3_column_int64(st, first + 2);
 	owner->expires_at = sqlite3_column_double(st, first + 3);
+	owner->host_until = sqlite3_column_double(st, first + 4);
 }
 
 /* Prepares sql with ?1 = account, ?2 = family (NULL: the "?2 IS NULL" arm
@@ -125,9 +153,10 @@ sqlite_running(struct store *store, const char *account, const char *family,
 {
 	sqlite3_stmt *st;
 	bool ok;
-	int rc = prepare_keyed(store, "SELECT id, family, account, model, cwd, started_at, host, pid,"
-	    " pid_start_time, alive_until FROM runs WHERE state = 'running'"
-	    " AND (?2 IS NULL OR (account = ?1 AND family = ?2)) ORDER BY id", account, family, &st);
+	int rc = prepare_keyed(store, "SELECT r.id, r.family, r.account, r.model, r.cwd, r.started_at,"
+	    " r.host, r.pid, r.pid_start_time, r.alive_until, h.alive_until FROM runs r"
+	    " LEFT JOIN hosts h ON h.host = r.host WHERE r.state = 'running'"
+	    " AND (?2 IS NULL OR (r.account = ?1 AND r.family = ?2)) ORDER BY r.id", account, family, &st);
 
 	*rows = NULL;
 	*count = 0;
@@ -197,8 +226,9 @@ sqlite_tickets(struct store *store, const char *account, const char *family,
 {
 	sqlite3_stmt *st;
 	bool ok;
-	int rc = prepare_keyed(store, "SELECT id, family, account, model, at, host, pid, pid_start_time,"
-	    " alive_until FROM slot_queue WHERE ?2 IS NULL OR (account = ?1 AND family = ?2) ORDER BY id",
+	int rc = prepare_keyed(store, "SELECT q.id, q.family, q.account, q.model, q.at, q.host, q.pid,"
+	    " q.pid_start_time, q.alive_until, h.alive_until FROM slot_queue q LEFT JOIN hosts h ON h.host = q.host"
+	    " WHERE ?2 IS NULL OR (q.account = ?1 AND q.family = ?2) ORDER BY q.id",
 	    account, family, &st);
 
 	*rows = NULL;

@@ -158,3 +158,32 @@ server_pids() {
 	awk '$2 != 75 { print $1 }' spawns | sort > expected
 	diff expected stored
 }
+
+@test "the store's own breaker: after one spawn met the stopped server, the host's next spawns go to the journal at once" {
+	local pids i t0 ms
+	private_pg_server   # stopped below: suites beside this one keep theirs
+	printf '[store]\nconnect_timeout = 10s\nstatement_timeout = 1s\n' > host-a/config
+	on host-a "$RLWRAP" status > /dev/null   # the schema exists before the outage
+	pids=$(server_pids)
+	# shellcheck disable=SC2086
+	kill -STOP $pids
+	run on host-a env FAKE_STREAM="$BATS_TEST_TMPDIR/ok" "$RLWRAP" -q -- claude -p first
+	assert_success
+	t0=$(date +%s%N)
+	# A window of a minute: a loaded machine must not outlast it.
+	for i in 1 2 3; do
+		run on host-a env RLWRAP_STORE_AWAY_MS=60000 FAKE_STREAM="$BATS_TEST_TMPDIR/ok" "$RLWRAP" -- claude -p "then-$i"
+		assert_success
+		assert_output --partial "did not answer"
+	done
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+	echo "three spawns after the first: $ms ms" >&3
+	# A bound, not a timing: each would have waited out the 10 s timeout.
+	[ "$ms" -lt 15000 ] || fail "three spawns took $ms ms against a server known to be away"
+	# shellcheck disable=SC2086
+	kill -CONT $pids
+	# After the window (0 here) the next spawn asks, and replays the journal.
+	run on host-a env RLWRAP_STORE_AWAY_MS=0 FAKE_STREAM="$BATS_TEST_TMPDIR/ok" "$RLWRAP" -q -- claude -p back
+	assert_success
+	assert_equal "$(db "select count(*) from runs where argv::json->>2 in ('first', 'then-1', 'then-2', 'then-3', 'back')")" 5
+}

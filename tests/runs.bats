@@ -198,11 +198,33 @@ limit() {
 	echo "$output" | jq -e '[.[] | {(.argv[1]): .state}] | add == {"1": "lost", "2": "finished"}'
 }
 
+@test "a host that dies (kill -9 of all its wrappers) frees its slots for the others once its lease runs out" {
+	limit 2
+	# The doomed host renews its lease every 300 ms, trusted for a second.
+	local doomed=() i
+	for i in 1 2; do
+		RLWRAP_HEARTBEAT_MS=300 AGENT_SECS=60 RLWRAP_HOST=doomed "$RLWRAP" -q -f claude -- ./agent "$i" &
+		doomed+=($!)
+		until_true 10 started "$i"
+	done
+	RLWRAP_HOST=survivor AGENT_SECS=0 "$RLWRAP" -q -f claude -- ./agent 3 &
+	local waiter=$!
+	until_true 10 arrived 3
+	# Killed as a crashed host would be: its wrappers say nothing to the store.
+	kill -9 "${doomed[@]}"
+	# Bound, not a timing: the lease lasts a second, the old rule 90 s.
+	until_true 30 started 3
+	wait "$waiter"
+	run "$RLWRAP" history --json
+	echo "$output" | jq -e '[.[] | {(.argv[1]): .state}] | add == {"1": "lost", "2": "lost", "3": "finished"}'
+	assert_equal "$(db "SELECT count(*) FROM hosts WHERE host IN ('doomed', 'survivor')")" 2
+}
+
 @test "two hosts on one store share the limit" {
 	limit 2
 	local i pids=()
 	for i in 1 2 3 4 5 6; do
-		RLWRAP_HOST=host-$(( i % 2 )) "$RLWRAP" -q -f claude -- ./agent "$i" &
+		AGENT_SECS=3 RLWRAP_HOST=host-$(( i % 2 )) "$RLWRAP" -q -f claude -- ./agent "$i" &
 		pids+=($!)
 		until_true 10 arrived "$i"
 	done
@@ -213,7 +235,7 @@ limit() {
 	assert_output 2
 }
 
-@test "another host's run lives by its heartbeat: renewed while it runs, lost once it stops" {
+@test "another host's run lives by its host's lease: renewed while it runs, lost once it stops" {
 	export RLWRAP_HEARTBEAT_MS=200
 	AGENT_SECS=60 RLWRAP_HOST=elsewhere "$RLWRAP" -f claude -- ./agent 1 &
 	local wrapper=$!

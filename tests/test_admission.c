@@ -1,4 +1,4 @@
-/* Unit tests for lib/admission.c: owners' liveness, slots handed out first
+/* Unit tests for lib/admission.c: slots handed out first
  * come, first served, dead holders and waiters cleared, lost runs. */
 #include "unit.h"
 
@@ -20,7 +20,7 @@ waiter(const char *host, long max)
 {
 	struct admission a = { .account = "default", .family = "claude", .max = max, .ttl = TTL };
 
-	assert_true(probe_holder_self(&a.self));
+	assert_true(holder_self(&a.self));
 	strlcpy(a.self.host, host, sizeof(a.self.host));
 	return a;
 }
@@ -90,44 +90,6 @@ finish(struct store *store, long long id, const char *what, double now)
 }
 
 static void
-test_owner_live(void **state)
-{
-	struct probe_lease self, other;
-	int status, go[2];
-	pid_t pid;
-	char c;
-
-	assert_true(probe_holder_self(&self));
-	assert_true(owner_live(&self, NOW, self.host));
-	other = self;
-	other.start_time++;
-	assert_false(owner_live(&other, NOW, self.host));
-	/* A child: alive while it runs; dead once it has exited, reaped or not. */
-	assert_int_equal(pipe(go), 0);
-	if ((pid = fork()) == 0) {
-		close(go[1]);
-		_exit(read(go[0], &c, 1) < 0);
-	}
-	close(go[0]);
-	other = self;
-	other.pid = pid;
-	other.start_time = proc_start_time(pid);
-	assert_true(other.start_time >= 0);
-	assert_true(owner_live(&other, NOW, self.host));
-	close(go[1]);
-	for (int i = 0; i < 200 && proc_start_time(pid) >= 0; i++)
-		usleep(10000);
-	assert_false(owner_live(&other, NOW, self.host));
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_false(owner_live(&other, NOW, self.host));
-	/* Another host's owner lives by its heartbeat alone. */
-	other.pid = 999999;
-	other.expires_at = NOW + 1;
-	assert_true(owner_live(&other, NOW, "elsewhere"));
-	assert_false(owner_live(&other, NOW + 1, "elsewhere"));
-}
-
-static void
 test_no_limit_starts_at_once(void **state)
 {
 	struct store *store = open_store("nolimit.db");
@@ -172,12 +134,13 @@ test_first_come_first_served(void **state)
 	assert_int_equal(c.ticket, 0);
 	assert_false(try(store, &d, "d", NOW + 2, &idd));
 	assert_int_equal(d.ahead, 0);
-	/* b's wrapper goes quiet; c's heartbeat goes on: b's slot is d's once
-	 * b's heartbeat has run out, and b is lost. */
-	assert_true(store_run_renew(store, idc, NOW + 2 * TTL, &err));
+	/* b's host goes quiet; c's host renews its lease: b's slot is d's
+	 * once b's host lease has run out, and b is lost. */
+	assert_true(store_host_renew(store, "hb", NOW + 5, &err));
+	assert_true(store_host_renew(store, "hc", NOW + 2 * TTL, &err));
 	assert_true(store_ticket_renew(store, d.ticket, NOW + 2 * TTL, &err));
-	assert_false(try(store, &d, "d", NOW + TTL - 1, &idd));
-	assert_true(try(store, &d, "d", NOW + TTL + 1, &idd));
+	assert_false(try(store, &d, "d", NOW + 4, &idd));
+	assert_true(try(store, &d, "d", NOW + 6, &idd));
 	struct states s = states(store);
 	assert_string_equal(s.of[0], "finished");
 	assert_string_equal(s.of[1], "lost");
@@ -201,8 +164,8 @@ test_dead_waiter_leaves_the_queue(void **state)
 	assert_false(try(store, &b, "b", NOW, &idb));
 	assert_false(try(store, &c, "c", NOW, &idc));
 	assert_int_equal(c.ahead, 1);
-	/* b stops renewing; a and c go on.  Past b's ttl c is the head. */
-	assert_true(store_run_renew(store, ida, NOW + 3 * TTL, &err));
+	/* b stops renewing; a's host and c go on.  Past b's ttl c is the head. */
+	assert_true(store_host_renew(store, "ha", NOW + 3 * TTL, &err));
 	assert_true(store_ticket_renew(store, c.ticket, NOW + 3 * TTL, &err));
 	assert_false(try(store, &c, "c", NOW + TTL + 1, &idc));
 	assert_int_equal(c.ahead, 0);
@@ -216,7 +179,7 @@ test_dead_waiter_leaves_the_queue(void **state)
 	assert_int_equal(n, 0);
 	assert_true(admission_reap(store, NOW + TTL + 2, "ha", &lost, &err));
 	assert_int_equal(lost, 0);
-	/* a's heartbeat ends: the next look by anyone marks it lost. */
+	/* a's host lease ends: the next look by anyone marks it lost. */
 	assert_true(admission_reap(store, NOW + 4 * TTL, "somewhere", &lost, &err));
 	assert_int_equal(lost, 1);
 	assert_string_equal(states(store).of[0], "lost");
@@ -263,7 +226,6 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_owner_live),
 		cmocka_unit_test(test_no_limit_starts_at_once),
 		cmocka_unit_test(test_first_come_first_served),
 		cmocka_unit_test(test_dead_waiter_leaves_the_queue),

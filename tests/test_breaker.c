@@ -121,7 +121,7 @@ gate(struct store *store, const struct config *cfg, const char *account, const c
 	if (holder != NULL)
 		req.holder = *holder;
 	else
-		probe_holder_self(&req.holder);
+		holder_self(&req.holder);
 	if (!breaker_gate(store, cfg, &req, now, &d, &err))
 		fail_msg("gate: %s", err.message);
 	return d;
@@ -277,7 +277,7 @@ test_probe_lease(void **state)
 
 	config_defaults(&cfg);
 	store = tripped_store("probe.db", &cfg);
-	assert_true(probe_holder_self(&me));
+	assert_true(holder_self(&me));
 	assert_int_equal(gate(store, &cfg, "default", "", &me, -1, NOW + 30).verdict, GATE_REFUSE);
 	/* After the reset the first spawn probes... */
 	d = gate(store, &cfg, "default", "", &me, -1, NOW + 61);
@@ -308,7 +308,7 @@ test_probe_lease_takeover(void **state)
 
 	config_defaults(&cfg);
 	store = tripped_store("takeover.db", &cfg);
-	probe_holder_self(&me);
+	holder_self(&me);
 	/* A holder whose pid is gone. */
 	dead = me;
 	dead.pid = dead_pid();
@@ -346,7 +346,7 @@ test_probe_retrip_and_release(void **state)
 
 	config_defaults(&cfg);
 	store = tripped_store("retrip.db", &cfg);
-	probe_holder_self(&me);
+	holder_self(&me);
 	assert_int_equal(gate(store, &cfg, "default", "", &me, -1, NOW + 61).verdict, GATE_PROBE);
 	/* The probe hits the limit again: re-tripped, lease gone. */
 	signal_of(&sig, REASON_RATE_LIMIT, "family", 0);

@@ -132,7 +132,7 @@ test_run_claim(void **state)
 	f.failed_only = true;
 	s = runs_matching(store, &f);
 	assert_true(s.n >= 2);
-	probe_holder_self(&self);
+	holder_self(&self);
 	dead = self;
 	dead.start_time = self.start_time + 1;   /* this pid, another process: gone */
 	assert_true(store_run_claim(store, s.ids[0], &self, NOW, NOW, &got, &by, &err));
@@ -214,7 +214,7 @@ test_chain_offers_origins_and_counts_attempts(void **state)
 	f.include_lost = true;
 	assert_int_equal(runs_matching(store, &f).n, 3);
 	assert_int_equal(runs_matching(store, &f).ids[0], lost);
-	probe_holder_self(&self);
+	holder_self(&self);
 	assert_true(store_run_claim_origin(store, failed, &self, NOW, NOW, 1, &got, &by, &attempts, &err));
 	assert_int_equal(got, CLAIM_EXHAUSTED);
 	assert_int_equal(attempts, 1);
