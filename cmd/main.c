@@ -97,6 +97,7 @@ main(int argc, char **argv)
 
 	setprogname("rlwrap");
 	setproctitle_init(argc, argv, environ);
+	exe_path_init(argv[0]);
 	if (argc < 2) {
 		fprintf(stderr, "usage: rlwrap [options] [--] command [arg ...]\n"
 		    "       rlwrap help\n");

@@ -1,7 +1,11 @@
 # Shared set-up for the bats suites: every test gets its own HOME, state
 # file and config, so none touches the user's.
-load '/usr/lib/bats/bats-support/load'
-load '/usr/lib/bats/bats-assert/load'
+# Debian's place for bats-support and bats-assert, Homebrew's, FreeBSD's.
+for bats_lib in /usr/lib/bats /opt/homebrew/lib /usr/local/lib /usr/local/lib/bats; do
+	[ -f "$bats_lib/bats-support/load.bash" ] && break
+done
+load "$bats_lib/bats-support/load"
+load "$bats_lib/bats-assert/load"
 
 : "${RLWRAP:?RLWRAP must name the rlwrap binary (make check sets it)}"
 : "${FIXTURES:=$(cd "$BATS_TEST_DIRNAME/../fixtures" && pwd)}"
