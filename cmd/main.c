@@ -88,8 +88,8 @@ dispatch(const struct cmd_entry *entry, int argc, char **argv)
 	return rc;
 }
 
-int
-main(int argc, char **argv)
+static int
+main_status(int argc, char **argv)
 {
 	static char run_name[] = "run", help_name[] = "help";
 	char *help_argv[] = { help_name, NULL };
@@ -117,4 +117,12 @@ main(int argc, char **argv)
 	/* Not a subcommand: the whole command line is the wrapper's. */
 	argv[0] = run_name;
 	return dispatch(&cmd_run_entry, argc, argv);
+}
+
+/* By exit(3), so that where on_exit is missing its stand-in sees the
+ * status (compat/compat.h). */
+int
+main(int argc, char **argv)
+{
+	exit(main_status(argc, argv));
 }

@@ -110,7 +110,7 @@ const char *rlwrap_sigabbrev_np(int sig);
 #define sigabbrev_np rlwrap_sigabbrev_np
 #endif
 /* on_exit by atexit: the status comes from exit, err and errx, which note
- * it first (a return from main is not seen: its status stays 0). */
+ * it first (cmd/main.c ends by exit, never by a return from main). */
 #ifndef HAVE_ON_EXIT
 #include <err.h>
 extern int rlwrap_exit_status;
