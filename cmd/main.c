@@ -89,8 +89,8 @@ dispatch(const struct cmd_entry *entry, int argc, char **argv)
 	return rc;
 }
 
-int
-main(int argc, char **argv)
+static int
+main_status(int argc, char **argv)
 {
 	static char run_name[] = "run", help_name[] = "help";
 	char *help_argv[] = { help_name, NULL };
@@ -98,6 +98,7 @@ main(int argc, char **argv)
 
 	setprogname("rlwrap");
 	setproctitle_init(argc, argv, environ);
+	exe_path_init(argv[0]);
 	if (argc < 2) {
 		fprintf(stderr, "usage: rlwrap [options] [--] command [arg ...]\n"
 		    "       rlwrap help\n");
@@ -117,4 +118,12 @@ main(int argc, char **argv)
 	/* Not a subcommand: the whole command line is the wrapper's. */
 	argv[0] = run_name;
 	return dispatch(&cmd_run_entry, argc, argv);
+}
+
+/* By exit(3), so that where on_exit is missing its stand-in sees the
+ * status (compat/compat.h). */
+int
+main(int argc, char **argv)
+{
+	exit(main_status(argc, argv));
 }

@@ -174,7 +174,7 @@ stored_command(const char *argv_exact, const char *argv_json, size_t *len)
 		if (argv_exact != NULL)
 			argv_exact_decode(str, argv[i]);
 		else
-			strlcpy(argv[i], str, strlen(str) + 1);
+			memcpy(argv[i], str, strlen(str) + 1);
 	}
 	json_decref(a);
 	return argv;
@@ -515,12 +515,10 @@ static int
 run_plan(struct plan *p, const char *wait)
 {
 	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	bool ran = false, failed = false;
 
-	if (n <= 0)
-		err(1, "readlink /proc/self/exe");
-	self[n] = '\0';
+	if (!exe_path(self, sizeof(self)))
+		errx(1, "cannot find rlwrap's own executable to run again");
 	for (size_t i = 0; i < p->count; i++) {
 		const struct plan_item *it = &p->items[i];
 		char why[PATH_MAX + 200];

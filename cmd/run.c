@@ -534,7 +534,7 @@ stdout_takes_splice(void)
 {
 	struct stat st;
 
-	return fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+	return RELAY_SPLICES && fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
 }
 
 /* The classifier reads stdout from a pipe the relay tees it into
@@ -1038,13 +1038,12 @@ static bool
 classify_worker_pays(void)
 {
 	const char *forced = getenv("RLWRAP_TEST_CPUS");
-	cpu_set_t cpus;
 	long long n = 1;
 
 	if (forced != NULL && *forced != '\0')
 		n = strtonum(forced, 1, 4096, NULL);
-	else if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0)
-		n = CPU_COUNT(&cpus);
+	else
+		n = usable_cpus();
 	return n >= 3;
 }
 

@@ -301,6 +301,14 @@ admission_leave(struct store *store, struct admission *a, struct store_error *er
 
 /* ---- the heartbeat ---- */
 
+/* The heartbeat's waits are on the monotonic clock where a condition
+ * variable can be (macOS: the wall clock, which a clock step moves). */
+#ifdef HAVE_PTHREAD_CONDATTR_SETCLOCK
+#define COND_CLOCK CLOCK_MONOTONIC
+#else
+#define COND_CLOCK CLOCK_REALTIME
+#endif
+
 struct heartbeat {
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -316,7 +324,7 @@ struct heartbeat {
 static void
 deadline_after(struct timespec *t, double secs)
 {
-	clock_gettime(CLOCK_MONOTONIC, t);
+	clock_gettime(COND_CLOCK, t);
 	t->tv_sec += (time_t)secs;
 	t->tv_nsec += (long)((secs - (double)(time_t)secs) * 1e9);
 	if (t->tv_nsec >= 1000000000L) {
@@ -373,7 +381,9 @@ heartbeat_start(const struct store_options *opts, const char *stamp, const char 
 	hb->clock_arg = clock_arg;
 	pthread_mutex_init(&hb->lock, NULL);
 	pthread_condattr_init(&attr);
-	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+#ifdef HAVE_PTHREAD_CONDATTR_SETCLOCK
+	pthread_condattr_setclock(&attr, COND_CLOCK);
+#endif
 	pthread_cond_init(&hb->wake, &attr);
 	pthread_condattr_destroy(&attr);
 	if (pthread_create(&hb->thread, NULL, beat, hb) != 0) {

@@ -24,9 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
+#ifdef HAVE_SYS_SYSMACROS_H
 #include <sys/sysmacros.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,6 +77,7 @@ on_signal(int sig, siginfo_t *si, void *uctx)
 {
 	int saved_errno = errno;
 
+	ppoll_wake();
 	if (sig == SIGCHLD)
 		got_chld = 1;
 	else if (sig == SIGTSTP)
@@ -175,7 +177,7 @@ move_fd(int from, int to)
 static void
 die_with(pid_t parent, int sig)
 {
-	if (prctl(PR_SET_PDEATHSIG, sig) != 0)
+	if (parent_death_signal(parent, sig) != 0)
 		return;
 	if (getppid() != parent)
 		_exit(128 + sig);

@@ -814,7 +814,9 @@ region_skip(struct classifier *c, const char *base, const struct slice_bits *b, 
 	if (!region_possible(c, *lineno))
 		return 0;
 	region_find(c, base, b, words, &r);
-	if (r.end == 0 || !region_tail_inert(c, base, b->nl, &r)) {
+	/* A coloured line is read without its escapes (process_line): its
+	 * first and last bytes are not the ones the cheap look saw. */
+	if (r.end == 0 || memchr(base, '\x1b', r.end) != NULL || !region_tail_inert(c, base, b->nl, &r)) {
 		c->region_after = *lineno + r.lines;
 		return 0;
 	}

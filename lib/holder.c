@@ -29,27 +29,8 @@ holder_local_host(char *buf, size_t size)
 long long
 holder_start_time(long pid)
 {
-	char path[64], buf[1024], *p;
-	long long start = -1;
-	FILE *fp;
-	size_t n;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if (pid <= 0 || (fp = fopen(path, "re")) == NULL)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
-	/* The command name (field 2) may hold spaces and ')': fields 3.. follow
-	 * the last ')'.  A zombie (state Z or X) has died: its parent just has
-	 * not reaped it yet. */
-	if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
-		return -1;
-	for (int field = 3; field <= 22 && p != NULL; field++)
-		p = strchr(p + 1, ' ');
-	if (p != NULL && sscanf(p + 1, "%lld", &start) != 1)
-		start = -1;
-	return start;
+	/* /proc where there is one, else sysctl (compat/proc_start.c). */
+	return process_start_time(pid);
 }
 
 bool

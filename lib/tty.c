@@ -2,7 +2,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#if defined(HAVE_PTY_H)
 #include <pty.h>
+#elif defined(HAVE_UTIL_H)
+#include <util.h>
+#elif defined(HAVE_LIBUTIL_H)
+#include <termios.h>
+#include <libutil.h>
+#endif
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>

@@ -190,7 +190,7 @@ verdict_apply(struct classifier *c, enum record_kind kind, const struct evidence
 	case REC_SETTLE:
 		if (c->outcome != OUT_PENDING)
 			return;
-		/* FALLTHROUGH */
+		__attribute__((fallthrough));   /* clang takes no comment for it */
 	case REC_JUDGE:
 		if (c->cand.have) {
 			h = c->cand;
@@ -198,7 +198,7 @@ verdict_apply(struct classifier *c, enum record_kind kind, const struct evidence
 			conclude_failure(c, &h);
 			return;
 		}
-		/* FALLTHROUGH */
+		__attribute__((fallthrough));   /* clang takes no comment for it */
 	case REC_SUCCESS:
 		c->term.have = true;
 		c->term.line = c->lineno;

@@ -1,12 +1,16 @@
 # Shared set-up for the bats suites: every test gets its own HOME, state
 # file and config, so none touches the user's.
-# bats-support and bats-assert, each file sourced directly: their load.bash
-# forks a dirname per file, which cost every test a third of a second.
-for _lib in /usr/lib/bats/bats-support/src/*.bash /usr/lib/bats/bats-assert/src/*.bash; do
+# bats-support and bats-assert (Debian's place, Homebrew's, FreeBSD's), each
+# file sourced directly: their load.bash forks a dirname per file, which
+# cost every test a third of a second.
+for bats_lib in /usr/lib/bats /opt/homebrew/lib /usr/local/lib /usr/local/lib/bats; do
+	[ -f "$bats_lib/bats-support/load.bash" ] && break
+done
+for _lib in "$bats_lib"/bats-support/src/*.bash "$bats_lib"/bats-assert/src/*.bash; do
 	# shellcheck source=/dev/null
 	source "$_lib"
 done
-unset _lib
+unset _lib bats_lib
 
 : "${RLWRAP:?RLWRAP must name the rlwrap binary (make check sets it)}"
 : "${FIXTURES:=$(cd "$BATS_TEST_DIRNAME/../fixtures" && pwd)}"

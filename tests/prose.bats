@@ -51,7 +51,7 @@ fixture_tz() {
 # open (a sleep that ends on its own), so no end-of-file character is echoed
 # into the screen text.
 in_pty() {
-	timeout 20 script -qec "$1" /dev/null < <(exec sleep 20) | tr -d '\r\000'
+	timeout 60 script -qec "$1" /dev/null < <(exec sleep 60) | tr -d '\r\000'
 }
 
 # no_breakers: the store holds no breaker at all.
