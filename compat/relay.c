@@ -1,4 +1,4 @@
-/* relay.c: what lib/child.c's relay needs where the kernel lacks it: no
+/* relay.c: what lib/relay.c needs where the kernel lacks it: no
  * splice(2) or tee(2) (the relay then reads and writes), and ppoll(2) as
  * poll(2) plus a self-pipe the signal handler writes to. */
 #include <errno.h>

@@ -12,6 +12,7 @@
 
 #include "unit.h"
 #include "child.h"
+#include "relay.h"
 
 static void
 test_string_functions(void **state)
@@ -259,7 +260,7 @@ relay_process(size_t want)
 	fcntl(tp[0], F_SETFL, O_NONBLOCK);
 	tap_fd = tp[0];
 	spec.tap_pipe = tp[1];
-	if (child_spawn(&c, &spec) != SPAWN_OK || child_pump(&c, &spec) != 0)
+	if (child_spawn(&c, &spec) != SPAWN_OK || relay_pump(&c, &spec) != 0)
 		_exit(102);
 	child_signals_release();
 	_exit(tapped != want ? 100 : wait_status_exit_code(c.status));
