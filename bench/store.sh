@@ -9,7 +9,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 N=${N:-2000}
 bin="$BENCH_DIR/store_bench"
 # shellcheck disable=SC2046
-cc -O2 -std=gnu11 -include "$top/config.h" -iquote "$top/lib" $(pkg-config --cflags libbsd-overlay jansson sqlite3) \
+cc -O2 -std=gnu11 -include "$top/config.h" -iquote "$top" -iquote "$top/lib" -iquote "$top/lib/store" -iquote "$top/lib/dialect" $(pkg-config --cflags libbsd-overlay jansson sqlite3) \
 	-o "$bin" "$top/bench/store_bench.c" "$top/lib/librlwrap.a" \
 	$(pkg-config --libs jansson sqlite3 libbsd-overlay inih) -lm
 rm -f "$BENCH_DIR"/store-*.db*

@@ -33,7 +33,7 @@ const struct cmd_entry *const cmd_table[] = {
 };
 
 #ifdef HAVE_LIBPQ
-/* lib/pq_loader.h, declared here so that this file needs no libpq include
+/* lib/store/pq_loader.h, declared here so that this file needs no libpq include
  * path: configure defines HAVE_LIBPQ when the PostgreSQL store is built. */
 int pq_lib_version(void);
 #define STORE_BACKENDS "sqlite, postgresql"
@@ -50,7 +50,7 @@ print_version(void)
 	printf("store backends: %s\n", STORE_BACKENDS);
 	printf("libraries: SQLite %s, jansson %s", sqlite3_libversion(), jansson_version_str());
 #ifdef HAVE_LIBPQ
-	if (pq_lib_version() > 0)   /* libpq is loaded only now (lib/pq_loader.c) */
+	if (pq_lib_version() > 0)   /* libpq is loaded only now (lib/store/pq_loader.c) */
 		printf(", libpq %d.%d", pq_lib_version() / 10000, pq_lib_version() % 10000);
 	else
 		printf(", libpq not found (%s)", "libpq.so.5");

@@ -16,6 +16,7 @@
 #include "breaker.h"
 #include "classify.h"
 #include "conf.h"
+#include "ownfiles.h"
 #include "waiting.h"
 
 /* The wrapper's options, resolved (all strings owned: argv may be rewritten
@@ -180,6 +181,10 @@ json_t *signal_argv_json(const struct run_opts *o);
 /* Writes obj and a newline as the whole new content of path (--signal-file:
  * 0600, a temporary file renamed into place, outfile.h); a warning on failure. */
 void write_json_file(const char *option, const char *path, json_t *obj);
+/* write_json_file() has written --signal-file (the exit handler's cue). */
+extern bool signal_file_written;
+/* rlwrap's own files, which no file written on request may replace. */
+extern struct own_files run_own_files;
 /* "2026-11-30T12:00:00.123Z" */
 void format_iso_ms(const struct timespec *t, char *buf, size_t size);
 

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "host_lease.h"
 #include "breaker_memo.h"
 #include "cmd.h"
 #include "outcome.h"

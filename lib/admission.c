@@ -8,6 +8,7 @@
 
 #include "admission.h"
 #include "holder.h"
+#include "host_lease.h"
 
 /* What the store holds for one key (or all), with the dead cleared when
  * clear is set (inside a transaction). */

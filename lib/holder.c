@@ -9,7 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "breaker_memo.h"
 #include "holder.h"
 
 void
@@ -61,80 +60,4 @@ holder_alive(const struct probe_lease *holder, double now, const char *local_hos
 		return holder->host_until > 0 ? holder->host_until > now : holder->expires_at > now;
 	start = holder_start_time(holder->pid);
 	return start >= 0 && start == holder->start_time;
-}
-
-static double
-timespec_secs(const struct timespec *t)
-{
-	return (double)t->tv_sec + (double)t->tv_nsec / 1e9;
-}
-
-/* The stamp's mtime, 0 when it cannot be read or was just made (empty:
- * a renewal writes its one byte). */
-static double
-stamp_time(int fd)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) != 0 || st.st_size == 0)
-		return 0;
-	return timespec_secs(&st.st_mtim);
-}
-
-bool
-holder_lease_due(const char *stamp, double every)
-{
-	struct timespec now;
-	double last;
-	bool due;
-	int fd;
-
-	if (stamp == NULL || *stamp == '\0')
-		return true;
-	/* A stamp that cannot be made: renew (a lease too often costs a write,
-	 * a lease never renewed frees this host's runs). */
-	if ((fd = open(stamp, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0)
-		return true;
-	/* Whoever holds the lock decides; the others leave it to them. */
-	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		close(fd);
-		return false;
-	}
-	clock_gettime(CLOCK_REALTIME, &now);
-	last = stamp_time(fd);
-	due = fabs(timespec_secs(&now) - last) >= every;
-	if (due && (last > 0 || write(fd, "1", 1) != 1))
-		(void)futimens(fd, NULL);
-	close(fd);
-	return due;
-}
-
-bool
-holder_lease_renew(struct store *store, const char *stamp, const char *host, double now, double every,
-    double ttl, struct store_error *err)
-{
-	return !holder_lease_due(stamp, every) || store_host_renew(store, host, now + ttl, err);
-}
-
-/* FNV-1a: a short stable name for a host in a file name. */
-static unsigned long long
-host_hash(const char *host)
-{
-	unsigned long long h = 14695981039346656037ULL;
-
-	for (; *host != '\0'; host++)
-		h = (h ^ (unsigned char)*host) * 1099511628211ULL;
-	return h;
-}
-
-bool
-holder_lease_stamp(const struct store_options *opts, const char *host, char *buf, size_t size)
-{
-	size_t n;
-	int k;
-
-	if (!memo_path(opts, buf, size) || (n = strlen(buf)) < 5 || strcmp(buf + n - 5, ".memo") != 0)
-		return false;
-	k = snprintf(buf + n - 5, size - (n - 5), "-%016llx.lease", host_hash(host));
-	return k > 0 && (size_t)k < size - (n - 5);
 }

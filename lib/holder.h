@@ -46,20 +46,4 @@ bool holder_same(const struct probe_lease *a, const struct probe_lease *b);
  */
 bool holder_alive(const struct probe_lease *holder, double now, const char *local_host);
 
-/*
- * Whether this process is the one to renew its host's lease now: true at
- * most once per every seconds among the processes sharing stamp (a file,
- * created 0600 when missing; its mtime, the kernel's clock, is the last
- * renewal).  stamp NULL or "": always.
- */
-bool holder_lease_due(const char *stamp, double every);
-/* When due (holder_lease_due()): host's lease renewed until now + ttl.
- * False only when a renewal was due and failed. */
-bool holder_lease_renew(struct store *store, const char *stamp, const char *host, double now,
-    double every, double ttl, struct store_error *err);
-/* The stamp of host for the server store opts names, beside its memo (one
- * per host name: processes with different $RLWRAP_HOST may share a home);
- * false for a file store (each process renews at most once an interval). */
-bool holder_lease_stamp(const struct store_options *opts, const char *host, char *buf, size_t size);
-
 #endif

@@ -5,6 +5,7 @@
 
 #include "breaker_memo.h"
 #include "holder.h"
+#include "host_lease.h"
 #include "ownfiles.h"
 #include "run_sign.h"
 #include "store.h"

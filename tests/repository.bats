@@ -27,6 +27,12 @@ setup() {
 	assert_success
 }
 
+@test "no call cycle among lib/ modules but inside the classifier and one backend (nm)" {
+	run python3 "$SRC/tests/check-lib-cycles.py" "$TESTBIN/.."
+	assert_success
+	assert_output ""
+}
+
 @test "no test name is used twice, in bats suites or unit tests" {
 	run "$SRC/tests/check-test-names.sh" "$SRC"
 	assert_success

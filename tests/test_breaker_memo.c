@@ -1,4 +1,4 @@
-/* Unit tests for lib/breaker_memo.c: what a server store's open breakers
+/* Unit tests for lib/store/breaker_memo.c: what a server store's open breakers
  * leave behind on this host, and when that is trusted. */
 #include "unit.h"
 

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 
 #include "holder.h"
+#include "host_lease.h"
 #include "store.h"
 #include "unit_store.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests for lib/store.c: private files, schema migrations, a newer
+/* Unit tests for lib/store/store.c: private files, schema migrations, a newer
  * schema left untouched, errors by kind, and pruning. */
 #include "unit.h"
 

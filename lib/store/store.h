@@ -1,7 +1,7 @@
 /*
  * store.h: the state store (docs/design.md section 6): breakers, their
  * history, the run history, and waits and refusals.  One interface, written
- * once for every backend (the SQLite file, lib/store_sqlite.c); everything
+ * once for every backend (the SQLite file, lib/store/store_sqlite.c); everything
  * above it (breakers, history, recover, status, record) never sees SQL.
  *
  * Ownership: store_open() returns a store the caller closes with
@@ -108,7 +108,7 @@ struct breaker {
 
 /*
  * One row of the runs table, written by store_run_add() and read back by
- * store_runs_each() (history.h); lib/runs_table.c maps it to the columns.
+ * store_runs_each() (history.h); lib/store/runs_table.c maps it to the columns.
  * Written: NULL or "" strings store NULL; recovered_by is ignored; id, when
  * not 0, is the running row store_run_add() completes.  Read: strings are
  * "" when unknown (argv_json NULL) and point into the backend's result,

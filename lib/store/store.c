@@ -14,41 +14,6 @@
 #include "outcome.h"
 #include "store_backend.h"
 
-static const char *const state_names[] = { "closed", "open", "half-open" };
-
-#ifdef HAVE_LIBPQ
-const struct store_ops *const store_server_ops = &store_pg_ops;
-#else
-const struct store_ops *const store_server_ops = NULL;
-#endif
-
-bool
-set_error(struct store_error *err, enum store_status status, const char *fmt, ...)
-{
-	va_list ap;
-
-	err->status = status;
-	va_start(ap, fmt);
-	vsnprintf(err->message, sizeof(err->message), fmt, ap);
-	va_end(ap);
-	return false;
-}
-
-const char *
-breaker_state_name(enum breaker_state s)
-{
-	return state_names[s];
-}
-
-enum breaker_state
-breaker_state_from_name(const char *name)
-{
-	for (size_t i = 0; i < sizeof(state_names) / sizeof(state_names[0]); i++)
-		if (name != NULL && strcmp(name, state_names[i]) == 0)
-			return (enum breaker_state)i;
-	return BREAKER_CLOSED;
-}
-
 /* The machine's own file: $XDG_STATE_HOME/rlwrap/state.db, else under ~/.local/state. */
 static int
 machine_file(char *path, size_t size)
@@ -110,50 +75,6 @@ store_options_server(struct store_options *opts, const char *schema,
 	    sizeof(opts->schema));
 	opts->connect_timeout = connect_timeout > 0 ? connect_timeout : STORE_TIMEOUT_DEFAULT;
 	opts->statement_timeout = statement_timeout > 0 ? statement_timeout : STORE_TIMEOUT_DEFAULT;
-}
-
-bool
-store_make_parent_dirs(const char *path, struct store_error *err)
-{
-	char dir[PATH_MAX];
-	char *slash;
-
-	strlcpy(dir, path, sizeof(dir));
-	if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
-		return true;
-	*slash = '\0';
-	for (char *p = dir + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-
-		*p = '\0';
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-			return set_error(err, errno == EACCES || errno == EROFS ? STORE_ERR_READONLY : STORE_ERR_OPEN,
-			    "%s: cannot create directory %s: %s", path, dir, strerror(errno));
-		*p = saved;
-		if (saved == '\0')
-			return true;
-	}
-}
-
-/* "host=db dbname=x": libpq's keyword/value form starts with a keyword
- * (letters and '_') and '=' (spaces allowed around it). */
-static bool
-is_conninfo_keywords(const char *s)
-{
-	size_t n;
-
-	s += strspn(s, " \t");
-	n = strspn(s, "abcdefghijklmnopqrstuvwxyz_");
-	return n > 0 && s[n + strspn(s + n, " \t")] == '=';
-}
-
-bool
-store_is_server_url(const char *path)
-{
-	return strncmp(path, "postgresql:", 11) == 0 || strncmp(path, "postgres:", 9) == 0 ||
-	    is_conninfo_keywords(path);
 }
 
 bool

@@ -488,7 +488,7 @@ read_rows(struct pg_store *pg, const char *sql, const struct db_value *params, s
 
 /* ---- opening: connection, schema, migrations --------------------------- */
 
-/* Tables other than runs; runs is built from lib/runs_table.c.  Every
+/* Tables other than runs; runs is built from lib/store/runs_table.c.  Every
  * statement is idempotent: migrating means running them all. */
 static const char *const schema_tables[] = {
 	"CREATE TABLE IF NOT EXISTS breakers (account text NOT NULL, family text NOT NULL, scope text NOT NULL,"

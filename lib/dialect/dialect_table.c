@@ -1,5 +1,5 @@
 /*
- * The dialect table, from lib/dialect_list.h, which the build generates from
+ * The dialect table, from lib/dialect/dialect_list.h, which the build generates from
  * the dialect sources listed in Makefile.am (DIALECT_SOURCES): one
  * DIALECT(dialect_<name>) per struct dialect they define, in that order.
  * Everything that names the families reads this table.

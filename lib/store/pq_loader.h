@@ -5,10 +5,10 @@
  * milliseconds of dynamic linking, wrapper and `status --short` alike,
  * when only a store on a server needs them.
  *
- * Include after <libpq-fe.h>: each libpq function lib/store_pg.c calls then
+ * Include after <libpq-fe.h>: each libpq function lib/store/store_pg.c calls then
  * names the loaded one (pq_api), with the type libpq-fe.h gives it.  Call
  * pq_load() before the first of them.  A libpq function new to
- * lib/store_pg.c goes into PQ_FUNCTIONS with its #define below: rlwrap does
+ * lib/store/store_pg.c goes into PQ_FUNCTIONS with its #define below: rlwrap does
  * not link libpq, so until then the link fails, naming it.
  *
  * Ownership: the library, once loaded, stays loaded until exit.
