@@ -39,16 +39,20 @@ ours() { echo env RLWRAP_DB="$dir/$1.db" RLWRAP_CONFIG="$dir/reserve.conf" "$RLW
 
 RLWRAP_DB=$dir/base.db RLWRAP_CONFIG=/nonexistent/config "$BASELINE" -f claude -- "$TRUE"
 db pass 0.50
+# shellcheck disable=SC2046 # the figures, a word each
 set -- $("$paired" "$runs" 0 0 $(base base) --- $(ours pass))
 admit_d=$3 admit_cpu_d=$6
 RLWRAP_DB=$dir/base.db "$BASELINE" trip --for 1h claude > /dev/null
 db refuse 0.95
+# shellcheck disable=SC2046 # the figures, a word each
 set -- $("$paired" "$runs" 75 75 $(base base) --- $(ours refuse))
 refuse_d=$3 refuse_cpu_d=$6
 db breaker 0.50
 RLWRAP_DB=$dir/breaker.db "$RLWRAP" trip --for 1h claude > /dev/null
+# shellcheck disable=SC2046 # the figures, a word each
 set -- $("$paired" "$runs" 75 75 $(base base) --- $(ours breaker))
 breaker_d=$3 breaker_cpu_d=$6
+# shellcheck disable=SC2046 # the figures, a word each
 set -- $("$paired" "$runs" 0 0 env RLWRAP_DB="$dir/pass.db" RLWRAP_CONFIG=/nonexistent/config "$RLWRAP" -f claude -- "$TRUE" \
     --- $(ours pass))
 self_d=$3 self_cpu_d=$6
