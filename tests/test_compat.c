@@ -38,9 +38,12 @@ test_string_functions(void **state)
 	assert_string_equal(errstr, "too small");
 	assert_int_equal(strtonum("4x", 0, 100, &errstr), 0);
 	assert_string_equal(errstr, "invalid");
+	(void)huge;
+#ifndef __SANITIZE_ADDRESS__   /* ASan stops the process at the overflow itself */
 	errno = 0;
 	assert_null(reallocarray(NULL, huge, 4));
 	assert_int_equal(errno, ENOMEM);
+#endif
 	assert_ptr_equal(memrchr(path, '/', 5), path + 3);
 	assert_null(memrchr("abc", '/', 3));
 	assert_string_equal(sigabbrev_np(SIGTERM), "TERM");
