@@ -25,6 +25,11 @@
 
 extern char **environ;
 
+/* A file's times as POSIX 2008 names them (macOS: st_mtimespec). */
+#if !defined(HAVE_STRUCT_STAT_ST_MTIM) && defined(HAVE_STRUCT_STAT_ST_MTIMESPEC)
+#define st_mtim st_mtimespec
+#endif
+
 #ifndef HAVE_STRLCPY
 size_t rlwrap_strlcpy(char *dst, const char *src, size_t size);
 #define strlcpy rlwrap_strlcpy

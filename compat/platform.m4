@@ -25,6 +25,7 @@ AS_IF([test "x$ac_cv_func_arc4random_buf$ac_cv_func_arc4random_uniform" != xyesy
   [AC_MSG_ERROR([arc4random_buf and arc4random_uniform are in neither libc nor libbsd: install libbsd (libbsd-dev)])])
 CFLAGS=$rlwrap_save_CFLAGS
 LIBS=$rlwrap_save_LIBS
+AC_CHECK_MEMBERS([struct stat.st_mtim, struct stat.st_mtimespec], [], [], [[#include <sys/stat.h>]])
 AC_CHECK_DECLS([PR_SET_PDEATHSIG], [], [], [[#include <sys/prctl.h>]])
 AC_CHECK_DECLS([PROC_PDEATHSIG_CTL], [], [], [[#include <sys/procctl.h>]])
 AC_CHECK_DECLS([CPU_COUNT], [], [], [[#include <sched.h>]])
