@@ -6,6 +6,7 @@
  * (the run counts are of the last 24 hours), so that a scrape of any host
  * on a shared store reads the same numbers.
  */
+#include <err.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,48 +133,54 @@ reading_metrics(const struct metrics *m)
 	reading_metric(m, "rlwrap_usage_runway_seconds", "Seconds until the window is used up at its pace so far.", 4);
 }
 
-/* Live rows of one key counted, each key once (at its first row). */
+/* A row of the runs or the queue, as the slot figures read it. */
+struct key_row {
+	const char *family, *account;
+	const struct probe_lease *owner;
+};
+
+/* The live rows of each key, one sample per key (at its first live row:
+ * a dead row must not start a second series of the same key). */
+static void
+live_per_key(const struct metrics *m, const char *name, const struct key_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *l[] = { "family", rows[i].family, "account", rows[i].account, NULL };
+		long count = 0;
+		bool first = true;
+
+		if (!holder_alive(rows[i].owner, m->now, m->self.host))
+			continue;
+		for (size_t j = 0; j < n; j++) {
+			if (strcmp(rows[j].family, rows[i].family) != 0 ||
+			    strcmp(rows[j].account, rows[i].account) != 0 ||
+			    !holder_alive(rows[j].owner, m->now, m->self.host))
+				continue;
+			first = first && j >= i;
+			count++;
+		}
+		if (first)
+			sample(name, l, (double)count);
+	}
+}
+
 static void
 slot_metrics(const struct metrics *m)
 {
+	size_t n = m->nrunning > m->ntickets ? m->nrunning : m->ntickets;
+	struct key_row *rows = n > 0 ? reallocarray(NULL, n, sizeof(*rows)) : NULL;
+
+	if (n > 0 && rows == NULL)
+		err(EXIT_INTERNAL, "reallocarray");
+	for (size_t i = 0; i < m->nrunning; i++)
+		rows[i] = (struct key_row){ m->running[i].family, m->running[i].account, &m->running[i].owner };
 	family_head("rlwrap_slots_in_use", "Runs running now, whose owner is alive, per key.");
-	for (size_t i = 0; i < m->nrunning; i++) {
-		const struct running_run *r = &m->running[i];
-		const char *l[] = { "family", r->family, "account", r->account, NULL };
-		long n = 0;
-		bool first = true;
-
-		for (size_t j = 0; j < m->nrunning; j++) {
-			const struct running_run *o = &m->running[j];
-
-			if (strcmp(o->family, r->family) != 0 || strcmp(o->account, r->account) != 0 ||
-			    !holder_alive(&o->owner, m->now, m->self.host))
-				continue;
-			first = first && j >= i;
-			n++;
-		}
-		if (first && n > 0)
-			sample("rlwrap_slots_in_use", l, (double)n);
-	}
+	live_per_key(m, "rlwrap_slots_in_use", rows, m->nrunning);
+	for (size_t i = 0; i < m->ntickets; i++)
+		rows[i] = (struct key_row){ m->tickets[i].family, m->tickets[i].account, &m->tickets[i].owner };
 	family_head("rlwrap_slots_waiting", "Spawns waiting for a slot or budget room, per key.");
-	for (size_t i = 0; i < m->ntickets; i++) {
-		const struct slot_ticket *t = &m->tickets[i];
-		const char *l[] = { "family", t->family, "account", t->account, NULL };
-		long n = 0;
-		bool first = true;
-
-		for (size_t j = 0; j < m->ntickets; j++) {
-			const struct slot_ticket *o = &m->tickets[j];
-
-			if (strcmp(o->family, t->family) != 0 || strcmp(o->account, t->account) != 0 ||
-			    !holder_alive(&o->owner, m->now, m->self.host))
-				continue;
-			first = first && j >= i;
-			n++;
-		}
-		if (first && n > 0)
-			sample("rlwrap_slots_waiting", l, (double)n);
-	}
+	live_per_key(m, "rlwrap_slots_waiting", rows, m->ntickets);
+	free(rows);
 }
 
 static void
