@@ -3,11 +3,13 @@
 #include <err.h>
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cmd.h"
 #include "conf.h"
+#include "redact.h"
 #include "store.h"
 
 /* url with its password as "***": the userinfo's (scheme://user:PASS@),
@@ -155,6 +157,26 @@ show_family(const struct config *cfg, const struct family_config *fc)
 	}
 	if (fc->estimate_tokens > 0)
 		printf("estimate = %g tokens\n", fc->estimate_tokens);
+	for (size_t i = 0; i < fc->pool_len; i++)
+		printf("%s%s%s", i == 0 ? "accounts = " : " ", fc->pool[i], i + 1 == fc->pool_len ? "\n" : "");
+}
+
+/* An account's environment, each VAR=value as the redactor leaves it (an
+ * API key may select an account). */
+static void
+show_account(const struct account_config *ac)
+{
+	char item[CONFIG_ENV_NAME_MAX + CONFIG_ENV_VALUE_MAX + 2], *shown;
+	bool redacted = false;
+
+	printf("\n[account.%s]\n", ac->name);
+	for (size_t i = 0; i < ac->env_len; i++) {
+		snprintf(item, sizeof(item), "%s=%s", ac->env[i].name, ac->env[i].value);
+		if ((shown = redact_arg(item, false, &redacted)) == NULL)
+			err(1, "out of memory");
+		print_visible("env = %s", shown);
+		free(shown);
+	}
 }
 
 /* The effective config as a file that would give it back. */
@@ -171,6 +193,8 @@ config_show(const struct config *cfg)
 	show_hooks(cfg);
 	for (size_t i = 0; i < cfg->families_len; i++)
 		show_family(cfg, &cfg->families[i]);
+	for (size_t i = 0; i < cfg->accounts_len; i++)
+		show_account(&cfg->accounts[i]);
 	return 0;
 }
 

@@ -55,6 +55,7 @@ static const struct option run_longopts[] = {
 	{ "signal-file", required_argument, NULL, OPT_SIGNAL_FILE },
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
 	{ "pty", no_argument, NULL, OPT_PTY },
 	{ "no-pty", no_argument, NULL, OPT_NO_PTY },
 	{ "no-record", no_argument, NULL, OPT_NO_RECORD },
@@ -293,6 +294,7 @@ parse_run_opts(const struct args *args, struct run_opts *o)
 	o->signal_file = cmd_strdup(args_get(args, OPT_SIGNAL_FILE));
 	o->force = args_has(args, OPT_FORCE);
 	o->quiet = args_has(args, 'q');
+	o->verbose = args_has(args, 'v');
 	o->no_record = args_has(args, OPT_NO_RECORD);
 	o->pty = args_has(args, OPT_PTY) ? PTY_ON : args_has(args, OPT_NO_PTY) ? PTY_OFF : PTY_AUTO;
 	copy_command(o, args->operands, args->count);
@@ -1183,8 +1185,10 @@ static const struct cmd_help run_help[] = {
 	  "rlwrap -f claude -- ./my-claude-wrapper -p hi" },
 	{ "-m, --model MODEL", "the model, for model-scoped breakers, instead of detecting it",
 	  "rlwrap -m opus -- claude -p hi" },
-	{ "-a, --account ACCOUNT", "the account label the breakers are kept under",
-	  "rlwrap -a work -- codex exec 'fix the build'" },
+	{ "-a, --account ACCOUNT", "the account label the breakers are kept under (an account of the "
+	  "family's pool: run on it, with its environment)", "rlwrap -a work -- codex exec 'fix the build'" },
+	{ "-v, --verbose", "say which account of the family's pool the spawn runs on, and why",
+	  "rlwrap -v -- claude -p hi" },
 	{ "-w, --wait[=MAX]", "wait out an open breaker that resets within MAX (default 6h) instead of refusing",
 	  "rlwrap --wait=2h -- claude -p 'update the changelog'" },
 	{ "-r, --retry[=N]", "run again, up to N times (default 3), after a limit hit before any real output",
@@ -1215,11 +1219,11 @@ static const struct cmd_help run_help[] = {
 
 const struct cmd_entry cmd_run_entry = {
 	.name = "run",
-	.optstring = "f:m:a:w::r::q",
+	.optstring = "f:m:a:w::r::qv",
 	.longopts = run_longopts,
 	.lower = 1,
 	.upper = -1,
-	.usage = "[run] [-q] [-f family] [-m model] [-a account] [-w[max]] [-r[n]] [--force]\n"
+	.usage = "[run] [-qv] [-f family] [-m model] [-a account] [-w[max]] [-r[n]] [--force]\n"
 	    "       [--raw-stream file] [--signal-file file] [--pty | --no-pty] [--no-record]\n"
 	    "       [--priority high|normal] [--color[=when]]\n"
 	    "       [--] command [arg ...]",

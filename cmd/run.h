@@ -32,6 +32,7 @@ struct run_opts {
 	bool no_record;                   /* --no-record: a refusal is not kept for recover */
 	int pty;                          /* enum pty_choice of run.c */
 	bool interactive;                 /* --pty or --priority high: may use the reserve */
+	bool verbose;                     /* -v: say which account of a pool the spawn got */
 	char **argv;                      /* the command, NULL-terminated copy */
 	int argc;
 };
@@ -118,8 +119,10 @@ double run_clock(const struct run_breaker *b);
  * breaker is waited out within wait_max (< 0: refused at once); a slot is
  * always waited for, within o->wait_max.  force: neither breakers nor
  * slots, the running row only. */
-int gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
+int gate_before_spawn(struct run_breaker *b, const struct run_opts *o, struct run_identity *id,
     double wait_max, bool force);
+/* The one store warning of this process; the store is dropped after it. */
+void run_store_trouble(struct run_breaker *b, const struct store_error *error);
 /* A wait with the countdown, title and signals of a gate wait but no store:
  * until wake (run clock).  -1 when it passed, else 128+n. */
 int wait_plain(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
@@ -140,6 +143,8 @@ void record_after_run(struct run_breaker *b, const struct run_opts *o, const str
 
 /* After the argv is known: the origin and the account's environment. */
 void run_record_setup(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id);
+/* The account's environment again, after the pool set it (cmd/run_pool.c). */
+void run_record_env(struct run_breaker *b, const struct run_identity *id);
 /* Each attempt (each row): a new uid, and the signature over it. */
 void run_record_sign(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id);
 /* A refused spawn, kept for recover (state "refused"), unless --no-record,
@@ -155,6 +160,18 @@ void run_record_journal(struct run_breaker *b, long long run_id, const struct ru
     size_t size);
 /* The outcomes journaled by runs whose final write failed, settled now. */
 void run_record_settle_journal(struct run_breaker *b);
+
+/* ---- cmd/run_pool.c ---- */
+
+/* Does the family's pool (accounts = ...) choose this spawn's account:
+ * nothing pinned one (--account, $RLWRAP_ACCOUNT, the family's config
+ * directory in the environment)?  Decided at the first call, before the
+ * pool sets any environment. */
+bool run_pool_chooses(const struct run_breaker *b, const struct run_opts *o, const struct run_identity *id);
+/* Before each attempt's gate: the pool's account into id->account when it
+ * chooses; the environment of a pool's account, chosen or pinned, set for
+ * the child. */
+void run_pool_select(struct run_breaker *b, const struct run_opts *o, struct run_identity *id);
 
 /* ---- cmd/run.c ---- */
 

@@ -84,6 +84,12 @@ store_trouble(struct run_breaker *b, const struct store_error *error)
 }
 
 void
+run_store_trouble(struct run_breaker *b, const struct store_error *error)
+{
+	store_trouble(b, error);
+}
+
+void
 run_store_notice(struct run_breaker *b)
 {
 	char notice[512];
@@ -235,7 +241,8 @@ memo_refusal(struct run_breaker *b, const struct run_opts *o, const struct run_i
 	struct gate_decision d;
 	double now = run_clock(b), wake;
 
-	if (b->cfg.store_memo_ttl <= 0 || !b->cfg.breaker_enabled ||
+	/* A pool's account is chosen from the server's rows, not the memo's. */
+	if (b->cfg.store_memo_ttl <= 0 || !b->cfg.breaker_enabled || run_pool_chooses(b, o, id) ||
 	    !memo_path(&b->store_opts, b->memo, sizeof(b->memo))) {
 		b->memo[0] = '\0';
 		return -1;
@@ -695,9 +702,9 @@ store_resume(struct run_breaker *b)
 	run_store_notice(b);
 }
 
-int
-gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id,
-    double wait_max, bool force)
+static int
+gate_spawn(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id, double wait_max,
+    bool force)
 {
 	double now = run_clock(b);
 	struct gate g = {
@@ -742,6 +749,14 @@ gate_before_spawn(struct run_breaker *b, const struct run_opts *o, const struct 
 	if (rc == WAIT_GO)
 		store_park(b);
 	return rc == WAIT_GO ? -1 : rc;
+}
+
+int
+gate_before_spawn(struct run_breaker *b, const struct run_opts *o, struct run_identity *id, double wait_max,
+    bool force)
+{
+	run_pool_select(b, o, id);
+	return gate_spawn(b, o, id, wait_max, force);
 }
 
 /* ---- a plain wait (--retry's backoff) ---- */

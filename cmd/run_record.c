@@ -76,6 +76,13 @@ run_record_setup(struct run_breaker *b, const struct run_opts *o, const struct r
 	b->env_json = account_env_json(b, id);
 }
 
+void
+run_record_env(struct run_breaker *b, const struct run_identity *id)
+{
+	free(b->env_json);
+	b->env_json = account_env_json(b, id);
+}
+
 /* The signing key, the first time a row is to be written: a store we
  * cannot write needs none.  Its trouble is the process's one warning. */
 static bool

@@ -6,7 +6,7 @@ _rlwrap() {
 	local commands="run classify-failure record status reset trip wait recover history usage metrics config help"
 	local families="claude codex gemini pi opencode cursor qwen goose amp copilot generic"
 	local reasons="none rate-limit usage-limit credit-exhausted overloaded unavailable auth timeout invalid-request agent-error no-result exit-nonzero"
-	local wrapper_opts="--family --model --account --wait --retry --raw-stream --signal-file --force --quiet --pty --no-pty --no-record --priority --color --help --version"
+	local wrapper_opts="--family --model --account --wait --retry --raw-stream --signal-file --force --quiet --verbose --pty --no-pty --no-record --priority --color --help --version"
 	local states="running finished lost refused"
 	local sub="" i
 

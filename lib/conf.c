@@ -27,7 +27,7 @@ struct parse_state {
 	bool after_key;   /* the last line read was a key's: an indented one continues it */
 };
 
-const char *const config_sections[] = { "wrapper", "breaker", "store", "hooks", "family", NULL };
+const char *const config_sections[] = { "wrapper", "breaker", "store", "hooks", "family", "account", NULL };
 
 static const char *const wrapper_keys[] = { "wait", "retry", "quiet", "pty", "orphan", NULL };
 static const char *const breaker_keys[] = {
@@ -41,8 +41,10 @@ static const char *const store_keys[] = {
 };
 static const char *const hooks_keys[] = { "on_trip", "on_close", "on_wait", "on_reserve", "timeout", NULL };
 static const char *const family_keys[] = {
-	"commands", "account", "config_dir_env", "max_concurrent", "budget", "estimate", "reserve", NULL
+	"commands", "account", "accounts", "config_dir_env", "max_concurrent", "budget", "estimate", "reserve",
+	NULL
 };
+static const char *const account_keys[] = { "env", NULL };
 
 static const char *
 nearest(const char *const *words, const char *name)
@@ -60,7 +62,7 @@ const char *
 config_key_near(const char *section, const char *name)
 {
 	static const char *const *const keys[] = { wrapper_keys, breaker_keys, store_keys, hooks_keys,
-		family_keys };
+		family_keys, account_keys };
 
 	for (size_t i = 0; config_sections[i] != NULL; i++)
 		if (strcmp(section, config_sections[i]) == 0)
@@ -112,9 +114,11 @@ config_free(struct config *cfg)
 {
 	free(cfg->command_map);
 	free(cfg->families);
+	free(cfg->accounts);
 	cfg->command_map = NULL;
 	cfg->families = NULL;
-	cfg->command_map_len = cfg->families_len = 0;
+	cfg->accounts = NULL;
+	cfg->command_map_len = cfg->families_len = cfg->accounts_len = 0;
 }
 
 bool
@@ -599,6 +603,33 @@ parse_release(struct parse_state *ps, struct family_config *fc, const char *valu
 		fc->release_cap = 0;
 	return true;
 }
+/* accounts = work personal (spaces or commas): the pool, in the order of
+ * preference when nothing else tells the accounts apart. */
+static bool
+set_pool(struct parse_state *ps, struct family_config *fc, const char *value)
+{
+	char copy[256], *item, *save = NULL;
+
+	fc->pool_len = 0;
+	fc->pool_line = ps->line;
+	strlcpy(copy, value, sizeof(copy));
+	for (item = strtok_r(copy, " \t,", &save); item != NULL; item = strtok_r(NULL, " \t,", &save)) {
+		bool twice = false;
+
+		for (size_t i = 0; i < fc->pool_len; i++)
+			twice = twice || strcmp(fc->pool[i], item) == 0;
+		if (!valid_name(item, CONFIG_POOL_NAME_MAX) || twice || fc->pool_len >= POOL_ACCOUNTS_MAX) {
+			fc->pool_len = 0;
+			return fail(ps, "accounts: '%s' is not a list of up to %d distinct account names (letters,"
+			    " digits, '.', '_', '-'; like work personal)", value, POOL_ACCOUNTS_MAX);
+		}
+		strlcpy(fc->pool[fc->pool_len++], item, CONFIG_POOL_NAME_MAX);
+	}
+	if (fc->pool_len == 0)
+		return fail(ps, "accounts: empty (like accounts = work personal)");
+	return true;
+}
+
 static bool
 family_key(struct parse_state *ps, const char *family, const char *name, const char *value)
 {
@@ -622,6 +653,8 @@ family_key(struct parse_state *ps, const char *family, const char *name, const c
 		}
 		return true;
 	}
+	if (strcmp(name, "accounts") == 0)
+		return set_pool(ps, fc, value);
 	if (strcmp(name, "config_dir_env") == 0) {
 		if (!valid_name(value, sizeof(fc->config_dir_env)) || strchr(value, '-') != NULL)
 			return fail(ps, "config_dir_env: '%s' is not an environment variable name", value);
@@ -671,6 +704,99 @@ family_key(struct parse_state *ps, const char *family, const char *name, const c
 
 		snprintf(shown, sizeof(shown), "family.%s", family);
 		return unknown_key(ps, "family", shown, name);
+	}
+}
+
+static struct account_config *
+account_section(struct parse_state *ps, const char *name)
+{
+	struct config *cfg = ps->cfg;
+	struct account_config *grown;
+
+	for (size_t i = 0; i < cfg->accounts_len; i++)
+		if (strcmp(cfg->accounts[i].name, name) == 0)
+			return &cfg->accounts[i];
+	grown = reallocarray(cfg->accounts, cfg->accounts_len + 1, sizeof(*grown));
+	if (grown == NULL)
+		return NULL;
+	cfg->accounts = grown;
+	grown = &cfg->accounts[cfg->accounts_len++];
+	memset(grown, 0, sizeof(*grown));
+	strlcpy(grown->name, name, sizeof(grown->name));
+	return grown;
+}
+
+/* One VAR=value of an env line, "~" and "~/" expanded from $HOME. */
+static bool
+parse_env_item(const char *item, struct account_env *e)
+{
+	const char *eq = strchr(item, '='), *home = getenv("HOME"), *v;
+	size_t len = eq != NULL ? (size_t)(eq - item) : 0;
+	int n;
+
+	if (len == 0 || len >= sizeof(e->name) || isdigit((unsigned char)*item))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (!isalnum((unsigned char)item[i]) && item[i] != '_')
+			return false;
+	memcpy(e->name, item, len);
+	e->name[len] = '\0';
+	v = eq + 1;
+	if ((strcmp(v, "~") == 0 || strncmp(v, "~/", 2) == 0) && home != NULL && *home != '\0')
+		n = snprintf(e->value, sizeof(e->value), "%s%s", home, v + 1);
+	else
+		n = snprintf(e->value, sizeof(e->value), "%s", v);
+	return n >= 0 && (size_t)n < sizeof(e->value);
+}
+
+/* [account.NAME] env = VAR=value ...: every line adds to the account's
+ * environment; a bad line adds nothing. */
+static bool
+account_key(struct parse_state *ps, const char *account, const char *name, const char *value)
+{
+	struct account_config *ac;
+	struct account_env items[ACCOUNT_ENV_MAX];
+	char copy[256], *item, *save = NULL, shown[CONFIG_POOL_NAME_MAX + 16];
+	size_t n = 0;
+
+	if (!valid_name(account, CONFIG_POOL_NAME_MAX))
+		return fail(ps, "[account.%s]: not an account name (letters, digits, '.', '_', '-')", account);
+	if (strcmp(name, "env") != 0) {
+		snprintf(shown, sizeof(shown), "account.%s", account);
+		return unknown_key(ps, "account", shown, name);
+	}
+	if ((ac = account_section(ps, account)) == NULL)
+		return fail(ps, "out of memory");
+	strlcpy(copy, value, sizeof(copy));
+	for (item = strtok_r(copy, " \t", &save); item != NULL; item = strtok_r(NULL, " \t", &save))
+		if (ac->env_len + n >= ACCOUNT_ENV_MAX || !parse_env_item(item, &items[n++]))
+			return fail(ps, "env: '%s' is not up to %d of VAR=value (like CLAUDE_CONFIG_DIR=~/.claude-work)"
+			    "; nothing of this line is set", item, ACCOUNT_ENV_MAX);
+	if (n == 0)
+		return fail(ps, "env: empty (like env = CLAUDE_CONFIG_DIR=~/.claude-work)");
+	memcpy(&ac->env[ac->env_len], items, n * sizeof(items[0]));
+	ac->env_len += n;
+	return true;
+}
+
+/* After the whole file: a pool's account needs its environment, or a
+ * spawn given it would run on whatever account the caller's has. */
+static void
+check_pools(struct config *cfg, const char *path)
+{
+	for (size_t f = 0; f < cfg->families_len; f++) {
+		struct family_config *fc = &cfg->families[f];
+
+		for (size_t i = 0; i < fc->pool_len; i++) {
+			const struct account_config *ac = config_account(cfg, fc->pool[i]);
+
+			if (ac != NULL && ac->env_len > 0)
+				continue;
+			config_problem(cfg, "%s:%d: accounts: '%s' has no [account.%s] with an env; the default is "
+			    "used (no pool)", path, fc->pool_line, fc->pool[i], fc->pool[i]);
+			fc->pool_len = 0;
+			break;
+		}
 	}
 }
 
@@ -728,6 +854,8 @@ config_entry(void *user, const char *section, const char *name, const char *valu
 		(void)hooks_key(ps, name, value);
 	else if (strncmp(section, "family.", 7) == 0)
 		(void)family_key(ps, section + 7, name, value);
+	else if (strncmp(section, "account.", 8) == 0)
+		(void)account_key(ps, section + 8, name, value);
 	else if (*section == '\0')
 		config_problem(ps->cfg, "%s:%d: key '%s' outside any section; ignored", ps->path, ps->line,
 		    name);
@@ -738,11 +866,13 @@ config_entry(void *user, const char *section, const char *name, const char *valu
 static bool
 section_known(const char *name)
 {
-	if (strncmp(name, "family.", 7) == 0)
+	if (strncmp(name, "family.", 7) == 0 || strncmp(name, "account.", 8) == 0)
 		return true;
-	/* "family" alone is the head of [family.NAME], not a section */
+	/* "family" and "account" alone are heads of [family.NAME] and
+	 * [account.NAME], not sections */
 	for (size_t i = 0; config_sections[i] != NULL; i++)
-		if (strcmp(name, config_sections[i]) == 0 && strcmp(name, "family") != 0)
+		if (strcmp(name, config_sections[i]) == 0 && strcmp(name, "family") != 0 &&
+		    strcmp(name, "account") != 0)
 			return true;
 	return false;
 }
@@ -759,8 +889,8 @@ section_suggestion(const char *name, char *buf, size_t size)
 	snprintf(head, sizeof(head), "%.*s", dot != NULL ? (int)(dot - name) : (int)strlen(name), name);
 	if ((near = nearest(config_sections, head)) == NULL)
 		return;
-	if (strcmp(near, "family") == 0)
-		snprintf(buf, size, " (did you mean [family.%s]?)", dot != NULL ? dot + 1 : "NAME");
+	if (strcmp(near, "family") == 0 || strcmp(near, "account") == 0)
+		snprintf(buf, size, " (did you mean [%s.%s]?)", near, dot != NULL ? dot + 1 : "NAME");
 	else if (dot == NULL)
 		snprintf(buf, size, " (did you mean [%s]?)", near);
 }
@@ -907,6 +1037,7 @@ parse_file(struct config *cfg, const char *path)
 	}
 	line = ini_parse_stream(read_counting, &ps, config_entry, &ps);
 	fclose(ps.fp);
+	check_pools(cfg, path);
 	if (line < 0)
 		config_problem(cfg, "%s: %s", path, line == -2 ? "out of memory" : "cannot read");
 	strlcpy(cfg->loaded_from, path, sizeof(cfg->loaded_from));
@@ -966,6 +1097,26 @@ config_family(const struct config *cfg, const char *name)
 	return NULL;
 }
 
+const struct account_config *
+config_account(const struct config *cfg, const char *name)
+{
+	for (size_t i = 0; i < cfg->accounts_len; i++)
+		if (strcmp(cfg->accounts[i].name, name) == 0)
+			return &cfg->accounts[i];
+	return NULL;
+}
+
+const struct account_config *
+config_pool_account(const struct config *cfg, const char *family, const char *name)
+{
+	const struct family_config *fc = config_family(cfg, family);
+
+	for (size_t i = 0; fc != NULL && i < fc->pool_len; i++)
+		if (strcmp(fc->pool[i], name) == 0)
+			return config_account(cfg, name);
+	return NULL;
+}
+
 long
 config_max_concurrent(const struct config *cfg, const char *family)
 {
@@ -1004,6 +1155,37 @@ account_from_dir(const char *dir, char *buf, size_t size)
 		strlcpy(buf, dir, size);
 }
 
+/* The same directory, a trailing '/' or not. */
+static bool
+same_dir(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+
+	while (la > 1 && a[la - 1] == '/')
+		la--;
+	while (lb > 1 && b[lb - 1] == '/')
+		lb--;
+	return la == lb && strncmp(a, b, la) == 0;
+}
+
+/* A config directory that one of the pool's accounts selects is that
+ * account, so that its breakers are the pooled spawns' too. */
+static bool
+pool_account_of_dir(const struct config *cfg, const struct family_config *fc, const char *dir_var,
+    const char *dir, char *buf, size_t size)
+{
+	for (size_t i = 0; fc != NULL && i < fc->pool_len; i++) {
+		const struct account_config *ac = config_account(cfg, fc->pool[i]);
+
+		for (size_t j = 0; ac != NULL && j < ac->env_len; j++)
+			if (strcmp(ac->env[j].name, dir_var) == 0 && same_dir(ac->env[j].value, dir)) {
+				strlcpy(buf, ac->name, size);
+				return true;
+			}
+	}
+	return false;
+}
+
 void
 config_resolve_account(const struct config *cfg, const char *family, const char *option,
     char *buf, size_t size)
@@ -1015,8 +1197,10 @@ config_resolve_account(const struct config *cfg, const char *family, const char 
 		strlcpy(buf, option, size);
 	else if (env != NULL && *env != '\0')
 		strlcpy(buf, env, size);
-	else if (dir_var != NULL && (dir = getenv(dir_var)) != NULL && *dir != '\0')
-		account_from_dir(dir, buf, size);
+	else if (dir_var != NULL && (dir = getenv(dir_var)) != NULL && *dir != '\0') {
+		if (!pool_account_of_dir(cfg, fc, dir_var, dir, buf, size))
+			account_from_dir(dir, buf, size);
+	}
 	else
 		strlcpy(buf, fc != NULL && fc->account[0] != '\0' ? fc->account : "default", size);
 }

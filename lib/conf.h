@@ -22,6 +22,12 @@
 #define CONFIG_COMMAND_MAX 64
 #define CONFIG_ENV_NAME_MAX 64
 #define CONFIG_MODEL_MAX 64
+/* [family.NAME] accounts: at most this many, each an [account.NAME]
+ * section with at most ACCOUNT_ENV_MAX variables in its env. */
+#define POOL_ACCOUNTS_MAX 8
+#define ACCOUNT_ENV_MAX 8
+#define CONFIG_POOL_NAME_MAX 64
+#define CONFIG_ENV_VALUE_MAX 512
 /* How long a host trusts an open breaker it read from a server store. */
 #define CONFIG_MEMO_TTL_DEFAULT 30.0
 
@@ -75,6 +81,21 @@ struct family_config {
 	long release_cap;                        /* 0 = no cap */
 	struct reserve reserves[RESERVES_MAX];   /* reserve = [WINDOW:]SHARE% ... */
 	size_t reserves_len;
+	char pool[POOL_ACCOUNTS_MAX][CONFIG_POOL_NAME_MAX];  /* accounts = NAME ...: the pool */
+	size_t pool_len;                         /* 0 = no pool */
+	int pool_line;                           /* the accounts line, for a later problem */
+};
+
+/* An [account.NAME] section: the environment that selects the account for
+ * a spawn that runs on it (env = VAR=value ..., "~/" expanded). */
+struct account_env {
+	char name[CONFIG_ENV_NAME_MAX];
+	char value[CONFIG_ENV_VALUE_MAX];
+};
+struct account_config {
+	char name[CONFIG_POOL_NAME_MAX];
+	struct account_env env[ACCOUNT_ENV_MAX];
+	size_t env_len;
 };
 
 enum pty_setting { PTY_SETTING_AUTO, PTY_SETTING_ON, PTY_SETTING_OFF };
@@ -121,6 +142,9 @@ struct config {
 	size_t command_map_len;
 	struct family_config *families;
 	size_t families_len;
+	/* [account.NAME] */
+	struct account_config *accounts;
+	size_t accounts_len;
 	/* The file that was read, "" when none existed. */
 	char loaded_from[PATH_MAX];
 	/* Every problem found, in file order; problems_len may exceed what is kept. */
@@ -168,6 +192,13 @@ const char *config_family_for_command(const struct config *cfg, const char *comm
 /* The [family.NAME] section, or NULL. */
 const struct family_config *config_family(const struct config *cfg, const char *name);
 
+/* The [account.NAME] section, or NULL. */
+const struct account_config *config_account(const struct config *cfg, const char *name);
+/* The account name of family's pool (accounts = ...), or NULL when it is
+ * not one of them. */
+const struct account_config *config_pool_account(const struct config *cfg, const char *family,
+    const char *name);
+
 /* [family.NAME] max_concurrent: how many runs of family may run at once
  * under one account; 0 = no limit. */
 long config_max_concurrent(const struct config *cfg, const char *family);
@@ -186,8 +217,9 @@ const char *config_dir_env(const struct config *cfg, const char *family);
 /*
  * The account label for a run of family (docs/design.md section 5), the only
  * place it is decided: option (may be NULL), else $RLWRAP_ACCOUNT, else the
- * value of the family's config-dir variable (config_dir_env()) when set,
- * with $HOME shortened to "~", else the file's [family.NAME] account, else
+ * value of the family's config-dir variable (config_dir_env()) when set:
+ * the pool's account whose env sets that variable to it, else the value
+ * with $HOME shortened to "~"; else the file's [family.NAME] account, else
  * "default".  Never anything secret.
  */
 void config_resolve_account(const struct config *cfg, const char *family, const char *option,

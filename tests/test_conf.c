@@ -187,6 +187,53 @@ test_config_account_from_environment(void **state)
 	unsetenv("CLAUDE_CONFIG_DIR");
 }
 
+/* accounts = ... and [account.NAME] env: the pool, each account's
+ * environment ("~/" expanded, every env line adding), and a config
+ * directory that an account of the pool selects naming that account. */
+static void
+test_config_account_pool(void **state)
+{
+	char path[128], err[CONFIG_PROBLEM_MAX], out[128];
+	const struct account_config *ac;
+	struct config cfg;
+
+	(void)state;
+	setenv("HOME", "/home/u", 1);
+	unsetenv("RLWRAP_ACCOUNT");
+	snprintf(path, sizeof(path), "%s/pool.conf", tmpdir);
+	write_file(path, "[family.claude]\naccounts = work, personal\n[account.work]\n"
+	    "env = CLAUDE_CONFIG_DIR=~/.claude-work TEAM=w\nenv = HOME_DIR=~\n[account.personal]\n"
+	    "env = CLAUDE_CONFIG_DIR=/srv/p\n");
+	assert_true(config_load_file(&cfg, path, err, sizeof(err)));
+	assert_int_equal(config_family(&cfg, "claude")->pool_len, 2);
+	assert_string_equal(config_family(&cfg, "claude")->pool[1], "personal");
+	assert_non_null(ac = config_pool_account(&cfg, "claude", "work"));
+	assert_int_equal(ac->env_len, 3);
+	assert_string_equal(ac->env[0].value, "/home/u/.claude-work");
+	assert_string_equal(ac->env[1].name, "TEAM");
+	assert_string_equal(ac->env[2].value, "/home/u");
+	assert_null(config_pool_account(&cfg, "codex", "work"));
+	assert_null(config_pool_account(&cfg, "claude", "other"));
+	setenv("CLAUDE_CONFIG_DIR", "/srv/p/", 1);
+	config_resolve_account(&cfg, "claude", NULL, out, sizeof(out));
+	assert_string_equal(out, "personal");
+	setenv("CLAUDE_CONFIG_DIR", "/srv/q", 1);
+	config_resolve_account(&cfg, "claude", NULL, out, sizeof(out));
+	assert_string_equal(out, "/srv/q");
+	unsetenv("CLAUDE_CONFIG_DIR");
+	config_free(&cfg);
+	/* a bad line adds nothing; an account without env drops the pool */
+	write_file(path, "[family.claude]\naccounts = work spare\n[account.work]\nenv = A=1 =2\n"
+	    "env = B=2\n");
+	assert_false(config_load_file(&cfg, path, err, sizeof(err)));
+	assert_int_equal(cfg.problems_len, 2);
+	assert_non_null(strstr(cfg.problems[1], ":2: accounts: 'spare' has no [account.spare]"));
+	assert_int_equal(config_family(&cfg, "claude")->pool_len, 0);
+	assert_int_equal(config_account(&cfg, "work")->env_len, 1);
+	assert_string_equal(config_account(&cfg, "work")->env[0].name, "B");
+	config_free(&cfg);
+}
+
 int
 main(void)
 {
@@ -197,6 +244,7 @@ main(void)
 		cmocka_unit_test(test_config_problems_keep_defaults_and_the_rest),
 		cmocka_unit_test(test_config_account_resolution),
 		cmocka_unit_test(test_config_account_from_environment),
+		cmocka_unit_test(test_config_account_pool),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
