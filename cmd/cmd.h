@@ -182,8 +182,11 @@ int status_print_short(const struct breaker *rows, size_t nrows, const struct fa
     time_t now);
 
 /* The usage readings for status (cmd/status_usage.c). */
-json_t *status_reading_json(const struct config *cfg, const struct usage_reading *r, double now);
-void status_print_reading(const struct config *cfg, const struct usage_reading *r, double now);
+/* store: for the runway, the window's metered runs (NULL: the reading's pace alone). */
+json_t *status_reading_json(const struct config *cfg, struct store *store, const struct usage_reading *r,
+    double now);
+void status_print_reading(const struct config *cfg, struct store *store, const struct usage_reading *r,
+    double now);
 /* status --short's words for a reading that warns or holds; false: none. */
 bool status_short_reading(const struct config *cfg, const struct usage_reading *r, double now, char *buf,
     size_t size, bool *holds);

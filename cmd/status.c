@@ -361,9 +361,9 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 	for (size_t i = 0; i < d->readings_len; i++)
 		if (json)
 			json_array_append_new(json_object_get(out, "readings"),
-			    status_reading_json(d->cfg, &d->readings[i], (double)now));
+			    status_reading_json(d->cfg, store, &d->readings[i], (double)now));
 		else
-			status_print_reading(d->cfg, &d->readings[i], (double)now);
+			status_print_reading(d->cfg, store, &d->readings[i], (double)now);
 	if (!json && d->counts_len > 0)
 		printf("last 24h:\n");
 	for (size_t i = 0; i < d->counts_len; i++) {

@@ -10,8 +10,55 @@
 
 #include "cmd.h"
 #include "conf.h"
+#include "history.h"
+#include "key.h"
 #include "reserve.h"
 #include "visible.h"
+
+struct meter_sum {
+	const struct usage_reading *r;
+	struct window_meter m;
+};
+
+static bool
+meter_run(const struct run_row *row, void *arg)
+{
+	struct meter_sum *s = arg;
+	double tokens = (double)((row->usage.input_tokens > 0 ? row->usage.input_tokens : 0) +
+	    (row->usage.output_tokens > 0 ? row->usage.output_tokens : 0));
+
+	if (s->r->model[0] != '\0' && !scope_applies(s->r->model, row->model))
+		return true;
+	/* a reading's time is kept to the second: a run started within it is
+	 * the one that read it, or one of its kind */
+	if (row->started_at < s->r->at + 1)
+		s->m.before += tokens;
+	else
+		s->m.after += tokens;
+	return true;
+}
+
+/* The reading's window as the runs table metered it (a report may read
+ * history; admission never does).  A store that cannot say: nothing
+ * metered, so the reading's own pace. */
+static void
+window_meter(struct store *store, const struct usage_reading *r, struct window_meter *m)
+{
+	struct meter_sum s = { .r = r };
+	struct store_error error;
+	struct run_filter f;
+
+	*m = (struct window_meter){ 0, 0 };
+	if (store == NULL || r->window_secs <= 0 || r->resets_at <= 0)
+		return;
+	run_filter_init(&f);
+	f.since = r->resets_at - r->window_secs;
+	f.values[FILTER_FAMILY][f.count[FILTER_FAMILY]++] = cmd_strdup(r->family);
+	f.values[FILTER_ACCOUNT][f.count[FILTER_ACCOUNT]++] = cmd_strdup(r->account);
+	if (store_runs_each(store, &f, meter_run, &s, &error))
+		*m = s.m;
+	run_filter_free(&f);
+}
 
 /* The share the reading's family keeps of its window; -1: no reserve. */
 static double
@@ -48,11 +95,13 @@ epoch_iso(double t)
 }
 
 json_t *
-status_reading_json(const struct config *cfg, const struct usage_reading *r, double now)
+status_reading_json(const struct config *cfg, struct store *store, const struct usage_reading *r, double now)
 {
-	double left = reading_left(r), keep = keep_of(cfg, r);
+	double left = reading_left(r), keep = keep_of(cfg, r), runway;
+	struct window_meter m;
 
-	double runway = reading_runway(r, now);
+	window_meter(store, r, &m);
+	runway = reading_runway_metered(r, &m, now);
 	json_t *obj = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:f, s:b, s:b, s:o, s:b}",
 	    "family", r->family, "account", r->account, "window", r->window,
 	    "model", r->model[0] != '\0' ? json_string(r->model) : json_null(),
@@ -75,9 +124,13 @@ status_reading_json(const struct config *cfg, const struct usage_reading *r, dou
 /* "; at this pace: out in 40m, before the reset in 2h10m", or "lasts to
  * the reset"; "" when the reading cannot say. */
 static void
-runway_text(const struct usage_reading *r, double now, char *buf, size_t size)
+runway_text(struct store *store, const struct usage_reading *r, double now, char *buf, size_t size)
 {
-	double runway = reading_runway(r, now), to_reset = r->resets_at - now;
+	struct window_meter m;
+	double runway, to_reset = r->resets_at - now;
+
+	window_meter(store, r, &m);
+	runway = reading_runway_metered(r, &m, now);
 	char out[32], reset[32];
 
 	buf[0] = '\0';
@@ -95,7 +148,7 @@ runway_text(const struct usage_reading *r, double now, char *buf, size_t size)
 /* "usage claude (account work) five_hour: 92% used, allowed_warning, read
  * 5m0s ago, resets ... (in 3h0m); the reserve (10%) holds new spawns" */
 void
-status_print_reading(const struct config *cfg, const struct usage_reading *r, double now)
+status_print_reading(const struct config *cfg, struct store *store, const struct usage_reading *r, double now)
 {
 	char used[48] = "usage not said", age[32], reset[160] = "an unknown time", tail[96] = "", pace[128];
 
@@ -111,7 +164,7 @@ status_print_reading(const struct config *cfg, const struct usage_reading *r, do
 	else if (held(cfg, r, now))
 		snprintf(tail, sizeof(tail), "; the reserve (%.0f%%) holds new spawns%s%s", 100 * keep_of(cfg, r),
 		    r->model[0] != '\0' ? " of " : "", r->model);
-	runway_text(r, now, pace, sizeof(pace));
+	runway_text(store, r, now, pace, sizeof(pace));
 	print_visible("usage %s (account %s) %s: %s%s%s, read %s ago, resets %s%s%s", r->family, r->account,
 	    r->window, used, r->status[0] != '\0' ? ", " : "", r->status, age, reset, pace, tail);
 }

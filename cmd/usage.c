@@ -181,6 +181,29 @@ report(struct store *store, enum group_by by, const char *label, double since, j
 	return ok;
 }
 
+/* The windows whose reading is current, each with its runway, as status
+ * shows them. */
+static bool
+print_windows(struct store *store, const struct config *cfg, double now, struct store_error *err)
+{
+	struct usage_reading *rows;
+	size_t n;
+	bool any = false;
+
+	if (!store_readings(store, NULL, NULL, &rows, &n, err))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (!reading_current(&rows[i], now))
+			continue;
+		if (!any)
+			printf("windows:\n");
+		any = true;
+		status_print_reading(cfg, store, &rows[i], now);
+	}
+	free(rows);
+	return true;
+}
+
 static bool
 parse_by(const char *s, enum group_by *by)
 {
@@ -225,6 +248,8 @@ usage_exec(struct args *args)
 		ok = report(st.store, by, args_get(args, OPT_SINCE), since, out, &error);
 	for (int i = 0; i < 3 && ok && !args_has(args, OPT_SINCE); i++)
 		ok = report(st.store, by, labels[i], (double)now - backs[i], out, &error);
+	if (ok && out == NULL)
+		ok = print_windows(st.store, &cfg, (double)now, &error);
 	cmd_state_close(&st);
 	if (ok && out != NULL) {
 		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | SIGNAL_JSON_REALS);

@@ -151,6 +151,20 @@ reading_runway(const struct usage_reading *r, double now)
 	return out > now ? out - now : 0;
 }
 
+double
+reading_runway_metered(const struct usage_reading *r, const struct window_meter *m, double now)
+{
+	double start = r->resets_at - r->window_secs, used;
+
+	if (m == NULL || m->before <= 0 || m->after <= 0 || r->used <= 0 || r->window_secs <= 0 ||
+	    reading_left(r) <= 0 || !reading_current(r, now) || now <= start)
+		return reading_runway(r, now);
+	used = r->used + m->after * r->used / m->before;
+	if (used >= 1)
+		return 0;
+	return (1 - used) * (now - start) / used;
+}
+
 bool
 reading_warns(const struct usage_reading *r)
 {

@@ -58,6 +58,19 @@ double reading_left(const struct usage_reading *r);
  * began: its reset less its length); 0 when nothing is left, -1 when the
  * reading cannot say (no share, no length, or its window reset since). */
 double reading_runway(const struct usage_reading *r, double now);
+/* The tokens the runs table metered for a reading's key (account,
+ * family; a model window's model) in its window, on every host: those of
+ * the runs started from the window's start up to the reading, and since. */
+struct window_meter {
+	double before, after;
+};
+/* The runway with the runs metered since the reading: the share a token
+ * costs from the runs up to it (its used share over their tokens), the
+ * share used by now with the runs since, and the window's pace from its
+ * start to now.  reading_runway() when m is NULL or either side metered
+ * nothing (the runs table cannot tell an idle account from one used
+ * outside rlwrap, so no runs since is no evidence). */
+double reading_runway_metered(const struct usage_reading *r, const struct window_meter *m, double now);
 /* Does the reading warn (a warning or a rejection, or 75% used or more)? */
 bool reading_warns(const struct usage_reading *r);
 

@@ -249,3 +249,28 @@ warning_at() {
 	feed overage -- claude -p x
 	assert_equal "$(reading overage runway_secs)" null
 }
+
+@test "runway: the runs metered since the reading, on any host, move it; usage prints it" {
+	# 40% of five_hour read at 12:00 (the window began at 10:00) by a run of 1000 tokens:
+	# at that pace it lasts to the reset
+	printf '%s\n' \
+		'{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1796050800,"rateLimitType":"five_hour","utilization":0.40}}' \
+		'{"type":"result","subtype":"success","is_error":false,"result":"done","usage":{"input_tokens":600,"output_tokens":400}}' > r40
+	feed r40 -- claude -p x
+	run "$RLWRAP" status
+	assert_line --partial "five_hour: 40% used, allowed, read 0s ago, resets 2026-11-30T15:00:00Z (2026-11-30 15:00 UTC, in 3h0m); at this pace: lasts to the reset in 3h0m"
+	# 500 tokens metered since by another host's run: 60% used by 12:10, out at 13:36:40
+	printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":"done","usage":{"input_tokens":300,"output_tokens":200}}' > more
+	RLWRAP_TEST_NOW=2026-11-30T12:10:00Z RLWRAP_HOST=other feed more -- claude -p y
+	RLWRAP_TEST_NOW=2026-11-30T12:10:00Z run "$RLWRAP" status
+	assert_line --partial "five_hour: 40% used, allowed, read 10m0s ago"
+	assert_line --partial "; at this pace: out in 1h26m, before the reset in 2h50m"
+	assert_equal "$(RLWRAP_TEST_NOW=2026-11-30T12:10:00Z reading five_hour runway_secs | cut -d. -f1)" 5200
+	RLWRAP_TEST_NOW=2026-11-30T12:10:00Z run "$RLWRAP" usage
+	assert_success
+	assert_line "windows:"
+	assert_line --partial "five_hour: 40% used, allowed, read 10m0s ago, resets 2026-11-30T15:00:00Z (2026-11-30 15:00 UTC, in 2h50m); at this pace: out in 1h26m, before the reset in 2h50m"
+	# another account's runs are not this window's
+	RLWRAP_TEST_NOW=2026-11-30T12:10:00Z feed more -a other -- claude -p z
+	assert_equal "$(RLWRAP_TEST_NOW=2026-11-30T12:10:00Z reading five_hour runway_secs | cut -d. -f1)" 5200
+}

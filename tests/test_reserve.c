@@ -3,6 +3,8 @@
  * Codex's records, and which reading holds a spawn of which model. */
 #include "unit.h"
 
+#include <math.h>
+
 #include "reserve.h"
 #include "usage_reading.h"
 
@@ -128,6 +130,27 @@ test_reserve_holds_by_window_and_model(void **state)
 	assert_false(reserve_starts(r, n, &rows[0], &rows[1], T0));
 }
 
+/* The runway: the reading's pace alone, and with the runs metered since
+ * (40% by 1000 tokens, 500 more since: 60% used 2h10m into the window). */
+static void
+test_runway_metered(void **state)
+{
+	struct usage_reading r = { .window_secs = 18000, .used = 0.4, .resets_at = T0 + 3 * 3600, .at = T0 };
+	struct window_meter none = { 1000, 0 }, since = { 1000, 500 }, uncalibrated = { 0, 500 };
+	double now = T0 + 600;
+
+	(void)state;
+	assert_true(fabs(reading_runway(&r, now) - (3 * 3600 - 600)) < 1e-6);
+	assert_true(reading_runway_metered(&r, NULL, now) == reading_runway(&r, now));
+	assert_true(reading_runway_metered(&r, &none, now) == reading_runway(&r, now));
+	assert_true(reading_runway_metered(&r, &uncalibrated, now) == reading_runway(&r, now));
+	assert_true(fabs(reading_runway_metered(&r, &since, now) - 5200) < 1e-6);
+	since.after = 2000;   /* more than the window holds: out now */
+	assert_true(reading_runway_metered(&r, &since, now) == 0);
+	r.resets_at = now - 1;   /* its window reset since: nothing to say */
+	assert_true(reading_runway_metered(&r, &since, now) == -1);
+}
+
 int
 main(void)
 {
@@ -136,6 +159,7 @@ main(void)
 		cmocka_unit_test(test_claude_readings),
 		cmocka_unit_test(test_codex_readings),
 		cmocka_unit_test(test_reserve_holds_by_window_and_model),
+		cmocka_unit_test(test_runway_metered),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
