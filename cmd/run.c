@@ -1164,6 +1164,7 @@ run_exec(struct args *args)
 		run_cleanup(&x);
 		return rc;
 	}
+	at_exit.id = x.id;   /* the account a pool chose */
 	sigaction(SIGPIPE, &pipe_was, NULL);
 	truncate_raw_stream(x.raw_fd, x.o.raw_stream);
 	term_mode_init(&run_term);
