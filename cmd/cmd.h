@@ -187,6 +187,9 @@ json_t *status_reading_json(const struct config *cfg, struct store *store, const
     double now);
 void status_print_reading(const struct config *cfg, struct store *store, const struct usage_reading *r,
     double now);
+/* The reading's runway with its window's metered runs (lib/usage_reading.h);
+ * -1 when it cannot say. */
+double status_reading_runway(struct store *store, const struct usage_reading *r, double now);
 /* status --short's words for a reading that warns or holds; false: none. */
 bool status_short_reading(const struct config *cfg, const struct usage_reading *r, double now, char *buf,
     size_t size, bool *holds);

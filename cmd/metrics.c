@@ -26,6 +26,7 @@ struct metrics {
 	size_t nbreakers;
 	struct usage_reading *readings;
 	size_t nreadings;
+	double *runways;           /* each reading's, as status says it; -1: it cannot say */
 	struct running_run *running;
 	size_t nrunning;
 	struct slot_ticket *tickets;
@@ -115,7 +116,7 @@ reading_metric(const struct metrics *m, const char *name, const char *help, int 
 			"model", r->model, NULL };
 		double v = which == 0 ? 1 - reading_left(r) : which == 1 ? r->resets_at : which == 2 ? r->at :
 		    which == 3 ? fc != NULL && reserve_holds(fc->reserves, fc->reserves_len, r, m->now) :
-		    reading_runway(r, m->now);
+		    m->runways[i];
 
 		if ((which == 0 && reading_left(r) < 0) || (which == 1 && r->resets_at <= 0) || (which == 4 && v < 0))
 			continue;
@@ -271,6 +272,10 @@ metrics_load(struct metrics *m, struct store *store, struct store_error *err)
 	    status_budgets(store, m->cfg, none, none, 0, m->now, &m->budgets, &m->nbudgets, err) &&
 	    store_runs_each(store, &f, tally_run, m, err);
 	run_filter_free(&f);
+	if (ok && (m->runways = calloc(m->nreadings + 1, sizeof(*m->runways))) == NULL)
+		m->oom = true;
+	for (size_t i = 0; ok && !m->oom && i < m->nreadings; i++)
+		m->runways[i] = status_reading_runway(store, &m->readings[i], m->now);
 	if (ok && m->oom)
 		strlcpy(err->message, "out of memory", sizeof(err->message));
 	return ok && !m->oom;
@@ -281,6 +286,7 @@ metrics_free(struct metrics *m)
 {
 	free(m->breakers);
 	free(m->readings);
+	free(m->runways);
 	free(m->running);
 	free(m->tickets);
 	free(m->budgets);

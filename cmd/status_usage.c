@@ -94,14 +94,19 @@ epoch_iso(double t)
 	return json_string(buf);
 }
 
-json_t *
-status_reading_json(const struct config *cfg, struct store *store, const struct usage_reading *r, double now)
+double
+status_reading_runway(struct store *store, const struct usage_reading *r, double now)
 {
-	double left = reading_left(r), keep = keep_of(cfg, r), runway;
 	struct window_meter m;
 
 	window_meter(store, r, &m);
-	runway = reading_runway_metered(r, &m, now);
+	return reading_runway_metered(r, &m, now);
+}
+
+json_t *
+status_reading_json(const struct config *cfg, struct store *store, const struct usage_reading *r, double now)
+{
+	double left = reading_left(r), keep = keep_of(cfg, r), runway = status_reading_runway(store, r, now);
 	json_t *obj = json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:f, s:b, s:b, s:o, s:b}",
 	    "family", r->family, "account", r->account, "window", r->window,
 	    "model", r->model[0] != '\0' ? json_string(r->model) : json_null(),
@@ -126,11 +131,7 @@ status_reading_json(const struct config *cfg, struct store *store, const struct 
 static void
 runway_text(struct store *store, const struct usage_reading *r, double now, char *buf, size_t size)
 {
-	struct window_meter m;
-	double runway, to_reset = r->resets_at - now;
-
-	window_meter(store, r, &m);
-	runway = reading_runway_metered(r, &m, now);
+	double runway = status_reading_runway(store, r, now), to_reset = r->resets_at - now;
 	char out[32], reset[32];
 
 	buf[0] = '\0';

@@ -250,7 +250,7 @@ warning_at() {
 	assert_equal "$(reading overage runway_secs)" null
 }
 
-@test "runway: the runs metered since the reading, on any host, move it; usage prints it" {
+@test "runway: the runs metered since the reading, on any host, move it; usage and metrics say it" {
 	# 40% of five_hour read at 12:00 (the window began at 10:00) by a run of 1000 tokens:
 	# at that pace it lasts to the reset
 	printf '%s\n' \
@@ -270,6 +270,9 @@ warning_at() {
 	assert_success
 	assert_line "windows:"
 	assert_line --partial "five_hour: 40% used, allowed, read 10m0s ago, resets 2026-11-30T15:00:00Z (2026-11-30 15:00 UTC, in 2h50m); at this pace: out in 1h26m, before the reset in 2h50m"
+	RLWRAP_TEST_NOW=2026-11-30T12:10:00Z run "$RLWRAP" metrics
+	assert_success
+	assert_line --regexp '^rlwrap_usage_runway_seconds\{family="claude",account="default",window="five_hour",model=""\} 5200(\.0*)?$'
 	# another account's runs are not this window's
 	RLWRAP_TEST_NOW=2026-11-30T12:10:00Z feed more -a other -- claude -p z
 	assert_equal "$(RLWRAP_TEST_NOW=2026-11-30T12:10:00Z reading five_hour runway_secs | cut -d. -f1)" 5200
