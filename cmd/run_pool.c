@@ -88,14 +88,29 @@ iso_utc(double t, char *buf, size_t size)
 		snprintf(buf, size, "%.0f", t);
 }
 
-/* What holds one account now, and its headroom; why says it for -v. */
+/* The readings of (account, family) among every key's: one run of rows,
+ * since store_readings() orders them by key. */
+static const struct usage_reading *
+readings_of(const struct usage_reading *all, size_t nall, const char *account, const char *family, size_t *n)
+{
+	size_t i = 0, j;
+
+	while (i < nall && (strcmp(all[i].account, account) != 0 || strcmp(all[i].family, family) != 0))
+		i++;
+	for (j = i; j < nall && strcmp(all[j].account, account) == 0 && strcmp(all[j].family, family) == 0; j++)
+		;
+	*n = j - i;
+	return all + i;
+}
+
+/* What holds one account now, and its headroom (from all, every key's
+ * readings); why says it for -v. */
 static void
 pool_look(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id, const char *account,
-    double now, struct pool_account *a, char *why, size_t size)
+    const struct usage_reading *all, size_t nall, double now, struct pool_account *a, char *why, size_t size)
 {
 	const struct family_config *fc = config_family(&b->cfg, id->family);
-	const struct usage_reading *u;
-	struct usage_reading *rows = NULL;
+	const struct usage_reading *u, *rows;
 	struct store_error error;
 	struct breaker blk;
 	bool blocked = false;
@@ -118,10 +133,7 @@ pool_look(struct run_breaker *b, const struct run_opts *o, const struct run_iden
 		iso_utc(a->held_until, when, sizeof(when));
 		snprintf(why, size, "%s: breaker open on %s until %s", account, reason_name(blk.reason), when);
 	}
-	if (!store_readings(b->store, account, id->family, &rows, &n, &error)) {
-		run_store_trouble(b, &error);
-		return;
-	}
+	rows = readings_of(all, nall, account, id->family, &n);
 	pool_headroom(rows, n, id->model, now, &a->headroom, &a->resets_at);
 	if (fc != NULL && fc->reserves_len > 0 && !o->interactive && !o->force &&
 	    (u = reserve_holding(fc->reserves, fc->reserves_len, rows, n, id->model, now)) != NULL &&
@@ -131,7 +143,6 @@ pool_look(struct run_breaker *b, const struct run_opts *o, const struct run_iden
 		snprintf(why, size, "%s: in its reserve (%s) until %s", account, u->window, when);
 	} else if (a->held_until == 0)
 		snprintf(why, size, "%s: free, %.0f%% left", account, 100 * a->headroom);
-	free(rows);
 }
 
 /* The pool's choice for an unpinned spawn: id->account; said with -v,
@@ -144,13 +155,21 @@ pool_choose_account(struct run_breaker *b, const struct run_opts *o, struct run_
 	struct pool_account a[POOL_ACCOUNTS_MAX];
 	char why[POOL_ACCOUNTS_MAX][160], said[POOL_ACCOUNTS_MAX * 162] = "", when[32];
 	double now = run_clock(b);
+	struct usage_reading *all = NULL;
+	struct store_error error;
+	size_t nall = 0;
 	bool all_held;
 	int i;
 
+	/* one read of the readings for the whole pool (the table is small:
+	 * a row per account and window) */
+	if (b->store != NULL && !store_readings(b->store, NULL, NULL, &all, &nall, &error))
+		run_store_trouble(b, &error);
 	for (size_t k = 0; k < fc->pool_len; k++) {
-		pool_look(b, o, id, fc->pool[k], now, &a[k], why[k], sizeof(why[k]));
+		pool_look(b, o, id, fc->pool[k], all, nall, now, &a[k], why[k], sizeof(why[k]));
 		snprintf(said + strlen(said), sizeof(said) - strlen(said), "%s%s", k > 0 ? "; " : "", why[k]);
 	}
+	free(all);
 	i = pool_choose(a, fc->pool_len, &all_held);
 	strlcpy(id->account, fc->pool[i], sizeof(id->account));
 	if (o->verbose)
