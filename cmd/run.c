@@ -813,9 +813,9 @@ leave_screen(const struct child *c, const struct child_spec *spec)
 }
 
 static void
-heartbeat_soon(void *arg)
+renewer_soon(void *arg)
 {
-	run_heartbeat_start(arg);
+	run_lease_renewer_start(arg);
 }
 
 /* Spawns, relays and reaps; fills r with how the child ended. */
@@ -836,13 +836,13 @@ run_child(const struct run_opts *o, const struct run_identity *id, struct child_
 	case SPAWN_OK:
 		break;
 	}
-	/* The heartbeat's thread is made once the command has run a while,
+	/* The lease renewer's thread is made once the command has run a while,
 	 * not at once: making a second thread cost a run of `true` a tenth of
 	 * its start-up (the running row was written before the spawn with a
 	 * whole TTL ahead of it, and the first beat is an interval away). */
-	spec->soon = heartbeat_soon;
+	spec->soon = renewer_soon;
 	spec->soon_arg = b;
-	spec->soon_ms = run_heartbeat_delay_ms();
+	spec->soon_ms = run_lease_renew_delay_ms();
 	setproctitle("%s (pid %d)", id->command, (int)c.pid);
 	if (spec->use_pty && isatty(STDIN_FILENO) && term_enter_raw(&run_term, STDIN_FILENO) == 0)
 		spec->term = &run_term;

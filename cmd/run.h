@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "admission.h"
+#include "lease_renewer.h"
 #include "breaker.h"
 #include "classify.h"
 #include "conf.h"
@@ -66,7 +67,7 @@ struct run_result {
 struct run_breaker {
 	struct config cfg;
 	struct store *store;              /* NULL: none (failed open, or given up) */
-	struct store_options store_opts;  /* where it is, for the heartbeat's own connection */
+	struct store_options store_opts;  /* where it is, for the lease renewer's own connection */
 	char memo[PATH_MAX + 64];         /* a server store's memo (breaker_memo.h); "" = none */
 	char lease_stamp[PATH_MAX + 64];  /* its host lease's stamp (holder.h); "" = none */
 	double lease_renewed_at;          /* this process's last renewal of it (run clock) */
@@ -85,7 +86,7 @@ struct run_breaker {
 	long long run_id;                 /* this attempt's running row; 0 = none */
 	bool gated;                       /* the breakers let this attempt through, */
 	long trips_seen;                  /* having seen that many trips (gate_decision) */
-	struct heartbeat *heartbeat;      /* renewing the host's lease while the child runs */
+	struct lease_renewer *renewer;    /* renewing the host's lease while the child runs */
 	int spawns;                       /* attempts spawned so far */
 	struct breaker_transitions probe_closes;   /* for the hooks, run after the attempt */
 	/* What recover needs of this run (cmd/run_record.c). */
@@ -105,8 +106,6 @@ bool run_breaker_init(struct run_breaker *b);
  * warning); EXIT_REFUSED when on_store_error = closed (refusal written). */
 int run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id);
 void run_breaker_close(struct run_breaker *b);
-/* Says once what the store has to say (its server went away). */
-void run_store_notice(struct run_breaker *b);
 
 /* The clock of the store's times: cmd_now() at start plus monotonic time
  * since, so that an injected RLWRAP_TEST_NOW still moves during a wait. */
@@ -126,9 +125,9 @@ int wait_plain(struct run_breaker *b, const struct run_opts *o, const struct run
     const char *why, double wake);
 
 /* While the child runs: the host's lease (holder.h) kept fresh. */
-void run_heartbeat_start(struct run_breaker *b);
-/* How long into the run to call run_heartbeat_start(), in ms. */
-int run_heartbeat_delay_ms(void);
+void run_lease_renewer_start(struct run_breaker *b);
+/* How long into the run to call run_lease_renewer_start(), in ms. */
+int run_lease_renew_delay_ms(void);
 
 /* The probe's first real output: closes the breakers it probes. */
 void probe_output_seen(struct run_breaker *b, const struct run_identity *id);
@@ -176,8 +175,6 @@ struct signal_report {
 json_t *signal_file_json(const struct run_opts *o, const struct run_identity *id,
     const struct signal_report *s);
 
-/* The command for --signal-file: redacted like the store's. */
-json_t *signal_argv_json(const struct run_opts *o);
 /* Writes obj and a newline as the whole new content of path (--signal-file:
  * 0600, a temporary file renamed into place, outfile.h); a warning on failure. */
 void write_json_file(const char *option, const char *path, json_t *obj);
@@ -185,7 +182,5 @@ void write_json_file(const char *option, const char *path, json_t *obj);
 extern bool signal_file_written;
 /* rlwrap's own files, which no file written on request may replace. */
 extern struct own_files run_own_files;
-/* "2026-11-30T12:00:00.123Z" */
-void format_iso_ms(const struct timespec *t, char *buf, size_t size);
 
 #endif

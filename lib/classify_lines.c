@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_features.h"
 #include "classify_int.h"
 #include "classify_masks.h"
 #include "jsonsubset.h"
