@@ -1,10 +1,15 @@
 /*
- * run.h: what the wrapper's two halves share: cmd/run.c (options, spawning,
- * relaying, the verdict, --retry) and cmd/run_gate.c (the breakers and the
- * state file around the spawn: gate, wait, refusal, probe, record).
+ * run.h: what the wrapper's files share: cmd/run.c (options, identity,
+ * spawning, the verdict), cmd/run_tap.c (the child's output to the
+ * classifier and --raw-stream; run_tap.h), cmd/run_retry.c (--retry),
+ * cmd/run_signal.c (the --signal-file document and the JSON file writer),
+ * cmd/run_gate.c (the breakers and the state file around the spawn: gate,
+ * wait, refusal, probe, record) and cmd/run_record.c (refused spawns kept
+ * for recover, the outcome journal).
  *
  * Ownership: struct run_opts owns its strings; struct run_breaker owns the
- * loaded config and the open store until run_breaker_close().
+ * loaded config and the open store until run_breaker_close(); struct
+ * run_ctx owns its held-back stdout (retry_hold_end()).
  */
 #ifndef RLWRAP_CMD_RUN_H
 #define RLWRAP_CMD_RUN_H
@@ -15,6 +20,7 @@
 #include "admission.h"
 #include "lease_renewer.h"
 #include "breaker.h"
+#include "child.h"
 #include "classify.h"
 #include "conf.h"
 #include "ownfiles.h"
@@ -154,6 +160,36 @@ void run_record_journal(struct run_breaker *b, long long run_id, const struct ru
     size_t size);
 /* The outcomes journaled by runs whose final write failed, settled now. */
 void run_record_settle_journal(struct run_breaker *b);
+
+/* ---- cmd/run_retry.c ---- */
+
+/* One wrapper process: its options, who runs, the breakers, the files. */
+struct run_ctx {
+	struct run_opts o;
+	struct run_identity id;
+	struct run_breaker b;
+	int raw_fd;
+	bool retry_ok;             /* --retry, and stdin can be given again */
+	struct child_hold hold;    /* this attempt's held-back stdout */
+};
+
+
+/* --retry holds stdout back at most this much; past it, it gives up. */
+#define RETRY_HOLD_MAX (8 * 1024 * 1024)
+
+/* Stdin can be given to a second attempt: a terminal, /dev/null, or a
+ * regular file (rewound).  A pipe's bytes would be gone. */
+bool retry_stdin_replayable(void);
+/* Whether to run again: a limit before any real output, attempts left,
+ * and the reset within the --wait budget (said on stderr either way unless
+ * quiet).  *wake is when, on the run clock. */
+bool retry_wanted(const struct run_ctx *x, const struct run_result *r, double *wake);
+/* Waits until wake and passes the gate again: true to run; false when the
+ * attempt that stands is final (*exit_rc >= 0 when the wait was
+ * interrupted or refused). */
+bool retry_prepare(struct run_ctx *x, double wake, int *exit_rc);
+/* Writes out what is still held (the run that stands), or drops it. */
+void retry_hold_end(struct child_hold *h, bool write_out);
 
 /* ---- cmd/run.c ---- */
 
