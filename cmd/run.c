@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,13 +97,16 @@ struct run_tap {
 	 * carriage return a terminal's output would have (stderr_cr: the
 	 * last byte was one). */
 	bool stderr_piped, stderr_cr;
-	char crlf[16 * 1024];
 	/* Watching for the first real output (PROBE or --retry): the classifier
 	 * is fed here, synchronously, so this is seen in the chunk it arrives. */
 	bool watch_output;
 	struct child_hold *hold;          /* --retry: release it then */
 	struct run_breaker *breaker;      /* PROBE: close the breakers then */
 	const struct run_identity *id;
+	/* Work space, last and not zeroed (tap_init): 32 KiB of stack a run
+	 * through a pipe never touches.  crlf: stderr with its carriage
+	 * returns; scratch: stripped text for the classifier. */
+	char crlf[16 * 1024];
 	char scratch[16 * 1024];
 };
 
@@ -617,7 +621,7 @@ static void
 tap_init(struct run_tap *t, const struct run_opts *o, const struct run_identity *id, int raw_fd,
     time_t now)
 {
-	memset(t, 0, sizeof(*t));
+	memset(t, 0, offsetof(struct run_tap, crlf));
 	t->cls = classifier_new(id->family_given ? id->family : NULL, now);
 	if (t->cls == NULL)
 		err(EXIT_INTERNAL, "classifier");
@@ -1150,7 +1154,8 @@ run_exec(struct args *args)
 	/* Both files are checked before the gate records a running row, and
 	 * before any spawn: one that cannot be opened is ours (125), one the
 	 * guard refuses is left out with one line. */
-	own_files_list(&run_own_files, &x.b.cfg);
+	if (x.o.raw_stream != NULL || x.o.signal_file != NULL)   /* 64 KiB touched */
+		own_files_list(&run_own_files, &x.b.cfg);
 	x.raw_fd = open_raw_stream(x.o.raw_stream);
 	check_signal_file(&x.o);
 	/* A refusal said to a closed stderr still exits 75; the child gets
