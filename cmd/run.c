@@ -626,7 +626,8 @@ run_exec(struct args *args)
 	/* Both files are checked before the gate records a running row, and
 	 * before any spawn: one that cannot be opened is ours (125), one the
 	 * guard refuses is left out with one line. */
-	own_files_list(&run_own_files, &x.b.cfg);
+	if (x.o.raw_stream != NULL || x.o.signal_file != NULL)   /* 64 KiB touched */
+		own_files_list(&run_own_files, &x.b.cfg);
 	x.raw_fd = raw_stream_open(x.o.raw_stream);
 	signal_file_check(&x.o);
 	/* A refusal said to a closed stderr still exits 75; the child gets

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,7 +308,7 @@ void
 tap_init(struct run_tap *t, const struct run_opts *o, const struct run_identity *id, int raw_fd,
     time_t now)
 {
-	memset(t, 0, sizeof(*t));
+	memset(t, 0, offsetof(struct run_tap, crlf));
 	t->cls = classifier_new(id->family_given ? id->family : NULL, now);
 	if (t->cls == NULL)
 		err(EXIT_INTERNAL, "classifier");

@@ -47,13 +47,16 @@ struct run_tap {
 	 * carriage return a terminal's output would have (stderr_cr: the
 	 * last byte was one). */
 	bool stderr_piped, stderr_cr;
-	char crlf[16 * 1024];
 	/* Watching for the first real output (PROBE or --retry): the classifier
 	 * is fed here, synchronously, so this is seen in the chunk it arrives. */
 	bool watch_output;
 	struct child_hold *hold;          /* --retry: release it then */
 	struct run_breaker *breaker;      /* PROBE: close the breakers then */
 	const struct run_identity *id;
+	/* Work space, last and not zeroed (tap_init): 32 KiB of stack a run
+	 * through a pipe never touches.  crlf: stderr with its carriage
+	 * returns; scratch: stripped text for the classifier. */
+	char crlf[16 * 1024];
 	char scratch[16 * 1024];
 };
 
