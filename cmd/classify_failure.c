@@ -52,6 +52,7 @@ struct read_opts {
 #define HEAD_MAX CAPTURE_HEAD_MAX
 /* Small enough to stay in the L2 cache between the copy and the scan. */
 #define CLASSIFY_READ_BUF (128 * 1024)
+_Static_assert(CLASSIFY_READ_BUF >= HEAD_MAX, "the head is read into the read buffer");
 
 /* The start of fd, read without moving it when it is a file, else read
  * into head (*consumed: the caller feeds it first). */
@@ -94,11 +95,12 @@ print_if_all(const struct fail_signal *sig, void *arg)
 	print_signal(sig, arg);
 }
 
-/* Where fd's bytes go, from its first ones; NULL when unreadable. */
+/* Where fd's bytes go, from its first ones, read into head (HEAD_MAX
+ * bytes, the caller's read buffer: a buffer of its own is pages touched
+ * once); NULL when unreadable. */
 static struct capture *
-capture_open(int fd, const struct read_opts *ro, struct print_opts *po)
+capture_open(int fd, const struct read_opts *ro, struct print_opts *po, char *head)
 {
-	static char head[HEAD_MAX];
 	bool consumed;
 	ssize_t n = read_head(fd, head, &consumed);
 	struct capture *k;
@@ -128,7 +130,7 @@ classify_fd(int fd, const char *name, const struct read_opts *ro, struct print_o
 	struct fail_signal sig;
 	ssize_t n;
 
-	if ((k = capture_open(fd, ro, po)) == NULL) {
+	if ((k = capture_open(fd, ro, po, buf)) == NULL) {
 		warn("%s", name);
 		return false;
 	}

@@ -78,6 +78,10 @@ const char *args_get(const struct args *args, int opt);
  * file): formatted, then every control, escape and bidirectional override
  * shown visibly (visible_text(), docs/design.md section 13). */
 void warnx_visible(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Before a line of rlwrap's own on stderr: a line feed first when the
+ * child left the cursor mid-line on this terminal (own_line_after()). */
+void own_line(void);
+void own_line_after(bool child_mid_line);
 void print_visible(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Colour (status states, refusals): --color=WHEN ("always", "never",

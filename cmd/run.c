@@ -26,16 +26,12 @@
 #include <unistd.h>
 
 #include "ansi.h"
-#include "relay.h"
 #include "classify.h"
 #include "cmd.h"
 #include "detect.h"
-#include "linemerge.h"
-#include "outfile.h"
-#include "redact.h"
+#include "relay.h"
 #include "run.h"
-#include "screen.h"
-#include "tapqueue.h"
+#include "run_tap.h"
 #include "textutil.h"
 #include "timeparse.h"
 #include "tty.h"
@@ -66,52 +62,10 @@ static const struct option run_longopts[] = {
 
 #define WAIT_MAX_DEFAULT (6 * 3600.0)
 #define RETRY_DEFAULT 3
-/* --retry holds stdout back at most this much; past it, it gives up. */
-#define HOLD_MAX (8 * 1024 * 1024)
-/* A retry after a limit that stated no reset: this, doubled per attempt. */
-#define RETRY_BACKOFF 5.0
 
 enum pty_choice { PTY_AUTO, PTY_ON, PTY_OFF };
 
-/* The tap's state: merged output to --raw-stream and the classifier. */
-struct run_tap {
-	struct classifier *cls;
-	struct line_merge merge;
-	bool async;                       /* classify on a worker thread (tapqueue.h) */
-	struct tap_queue *queue;          /* started at the first chunk, after the fork */
-	int tee_pipe[2];                  /* stdout teed for the classifier (child.h), or -1 */
-	char *teed;                       /* not async: the teed bytes read back here */
-	int raw_fd;                       /* -1 when not writing */
-	const char *raw_path;
-	bool strip_screen;                /* pty mode: scan screen text */
-	bool live_clock;                  /* resolve resets against the time they are seen */
-	struct ansi_strip strip;
-	/* pty mode: the screen the output draws, judged at the end; the
-	 * window size it was last given (child_winsize_changes()).  NULL: the
-	 * stripped text is classified as it comes. */
-	struct screen *screen;
-	unsigned screen_winch;
-	struct ansi_screen drawing;       /* whether the program drew its screen */
-	struct classifier *watch;         /* with screen and watch_output: the live reading */
-	/* With screen: stderr is a pipe, not the pty; its line feeds get the
-	 * carriage return a terminal's output would have (stderr_cr: the
-	 * last byte was one). */
-	bool stderr_piped, stderr_cr;
-	char crlf[16 * 1024];
-	/* Watching for the first real output (PROBE or --retry): the classifier
-	 * is fed here, synchronously, so this is seen in the chunk it arrives. */
-	bool watch_output;
-	struct child_hold *hold;          /* --retry: release it then */
-	struct run_breaker *breaker;      /* PROBE: close the breakers then */
-	const struct run_identity *id;
-	char scratch[16 * 1024];
-};
-
 static struct term_mode run_term;
-/* rlwrap's lines start on a line of their own: the child left the cursor
- * in the middle of one on this terminal (stdout). */
-static bool child_left_mid_line;
-
 /* Every way the wrapper ends rewrites --signal-file (a stale one would tell
  * of another run): what the usual paths did not write, on_exit() writes
  * with the status the process ends with, rlwrap's own 125 among them.  It
@@ -121,15 +75,6 @@ static struct {
 	struct run_identity id;
 	bool armed, written;
 } at_exit;
-
-/* Before a line of rlwrap's own on stderr. */
-static void
-own_line(void)
-{
-	if (child_left_mid_line && isatty(STDERR_FILENO))
-		(void)!write(STDERR_FILENO, "\n", 1);
-	child_left_mid_line = false;
-}
 
 static void
 restore_terminal(void)
@@ -331,323 +276,6 @@ identify(const struct run_opts *o, const struct config *cfg, struct run_identity
 	config_resolve_account(cfg, id->family, o->account, id->account, sizeof(id->account));
 }
 
-/* ---- the tap: raw stream and classifier ---- */
-
-static void
-raw_write(struct run_tap *t, const char *buf, size_t len)
-{
-	while (t->raw_fd >= 0 && len > 0) {
-		ssize_t n = write(t->raw_fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			warn("--raw-stream %s", t->raw_path);
-			close(t->raw_fd);
-			t->raw_fd = -1;
-			return;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-}
-
-static void
-classify_screen(struct run_tap *t, const char *buf, size_t len)
-{
-	while (len > 0) {
-		size_t chunk = len < sizeof(t->scratch) ? len : sizeof(t->scratch);
-		size_t n = ansi_strip(&t->strip, buf, chunk, t->scratch);
-
-		classifier_feed(t->cls, t->scratch, n);
-		buf += chunk;
-		len -= chunk;
-	}
-}
-
-/* pty mode: the screen is judged once, at the end; while the first real
- * output is watched for, the stripped text is read live by a classifier
- * of its own, dropped once it has seen it. */
-static void
-screen_output(struct run_tap *t, const char *buf, size_t len)
-{
-	unsigned winch = child_winsize_changes();
-
-	if (winch != t->screen_winch) {
-		struct winsize ws;
-
-		t->screen_winch = winch;
-		pty_window_size(STDIN_FILENO, &ws);
-		screen_resize(t->screen, ws.ws_row, ws.ws_col);
-	}
-	screen_feed(t->screen, buf, len);
-	ansi_screen_feed(&t->drawing, buf, len);
-	if (!t->watch_output)
-		return;
-	/* Out of memory: no live reading (the run is judged at the end). */
-	if (t->watch == NULL &&
-	    (t->watch = classifier_new(t->id->family_given ? t->id->family : NULL, time(NULL))) == NULL)
-		return;
-	for (size_t off = 0; off < len; off += sizeof(t->scratch)) {
-		size_t chunk = len - off < sizeof(t->scratch) ? len - off : sizeof(t->scratch);
-
-		classifier_feed(t->watch, t->scratch, ansi_strip(&t->strip, buf + off, chunk, t->scratch));
-	}
-}
-
-/* The screen's text, for the verdict: what the person saw at the end. */
-static void
-screen_judged(struct run_tap *t)
-{
-	size_t len;
-	char *text;
-
-	if (t->screen == NULL)
-		return;
-	/* The command's bytes and status are through already: out of
-	 * memory here costs the verdict, not them. */
-	if ((text = screen_text(t->screen, &len)) == NULL) {
-		warn("the screen's text");
-		return;
-	}
-	/* A screen a program drew (not lines it printed) is what the person
-	 * saw: its verdict stands whatever the exit status. */
-	if (t->drawing.drawn)
-		classifier_set_screen(t->cls, SCREEN_DRAWN);
-	if (t->live_clock)
-		classifier_set_now(t->cls, time(NULL));
-	classifier_feed(t->cls, text, len);
-	free(text);
-}
-
-/* The first real model output: the probe has its evidence, and a --retry
- * run can no longer be redone, so what it held back goes out. */
-static void
-output_began(struct run_tap *t)
-{
-	t->watch_output = false;
-	classifier_free(t->watch);
-	t->watch = NULL;
-	if (t->hold != NULL)
-		t->hold->release = true;
-	if (t->breaker != NULL)
-		probe_output_seen(t->breaker, t->id);
-}
-
-static void
-merged_output(const char *buf, size_t len, void *arg)
-{
-	struct run_tap *t = arg;
-
-	raw_write(t, buf, len);
-	if (t->screen != NULL) {
-		screen_output(t, buf, len);
-		if (t->watch_output && t->watch != NULL && classifier_saw_output(t->watch))
-			output_began(t);
-		return;
-	}
-	if (t->live_clock)
-		classifier_set_now(t->cls, time(NULL));
-	if (t->strip_screen)
-		classify_screen(t, buf, len);
-	else
-		classifier_feed(t->cls, buf, len);
-	if (t->watch_output && classifier_saw_output(t->cls))
-		output_began(t);
-}
-
-/* stderr on a pipe, in pty mode: its lines as a terminal would end them,
- * so that the screen (and the raw stream, which classify-failure reads
- * the same way) shows each at the start of a row. */
-static void
-merge_stderr_lines(struct run_tap *t, const char *buf, size_t len)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < len; i++) {
-		if (buf[i] == '\n' && !t->stderr_cr)
-			t->crlf[n++] = '\r';
-		t->crlf[n++] = buf[i];
-		t->stderr_cr = buf[i] == '\r';
-		if (n >= sizeof(t->crlf) - 1) {
-			line_merge_feed(&t->merge, CHILD_ERR, t->crlf, n);
-			n = 0;
-		}
-	}
-	line_merge_feed(&t->merge, CHILD_ERR, t->crlf, n);
-}
-
-static void
-consume_chunk(int stream, const char *buf, size_t len, void *arg)
-{
-	struct run_tap *t = arg;
-
-	if (stream == CHILD_ERR && t->stderr_piped && t->screen != NULL)
-		merge_stderr_lines(t, buf, len);
-	else
-		line_merge_feed(&t->merge, stream, buf, len);
-}
-
-/* Teed bytes read back and classified here, when there is no worker: one
- * read per relayed chunk (they were teed a moment ago, so it never waits). */
-static void
-consume_teed(struct run_tap *t, int stream, size_t len)
-{
-	if (t->teed == NULL && (t->teed = malloc(CHILD_BUF_SIZE)) == NULL)
-		err(EXIT_INTERNAL, "classifier buffer");
-	while (len > 0) {
-		ssize_t n = read(t->tee_pipe[0], t->teed, len < CHILD_BUF_SIZE ? len : CHILD_BUF_SIZE);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		consume_chunk(stream, t->teed, (size_t)n, t);
-		len -= (size_t)n;
-	}
-}
-
-/* The relay's side: classify on the worker, or here when there is none.
- * buf NULL: len bytes wait in the tee pipe. */
-static void
-tap_output(enum child_stream stream, const char *buf, size_t len, void *arg)
-{
-	struct run_tap *t = arg;
-
-	if (t->async && t->queue == NULL && (t->queue = tap_queue_new(consume_chunk, t)) == NULL)
-		t->async = false;
-	if (t->queue != NULL && buf == NULL)
-		tap_queue_push_from(t->queue, (int)stream, t->tee_pipe[0], len);
-	else if (t->queue != NULL)
-		tap_queue_push(t->queue, (int)stream, buf, len);
-	else if (buf == NULL)
-		consume_teed(t, (int)stream, len);
-	else
-		consume_chunk((int)stream, buf, len, t);
-}
-
-/* Does tee(2) and splice(2) save a copy on the way to rlwrap's stdout?
- * Into a pipe or a socket, yes: read and write would copy the bytes out
- * and back in.  Into a file, /dev/null or a terminal, no: the bytes are
- * read once either way, and one read is fewer system calls and pipe locks
- * than a tee, a splice and a read (10 % of the wall time on /dev/null). */
-static bool
-stdout_takes_splice(void)
-{
-	struct stat st;
-
-	return RELAY_SPLICES && fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
-}
-
-/* The classifier reads stdout from a pipe the relay tees it into
- * (child.h): the worker, or the relay itself after each chunk.  Without
- * the pipe the relay hands it the bytes it read. */
-static void
-tap_tee_open(struct run_tap *t, struct child_spec *spec)
-{
-	if (t->watch_output || spec->use_pty || !stdout_takes_splice() ||
-	    pipe2(t->tee_pipe, O_CLOEXEC) < 0) {
-		t->tee_pipe[0] = t->tee_pipe[1] = -1;
-		return;
-	}
-#ifdef F_SETPIPE_SZ
-	(void)fcntl(t->tee_pipe[1], F_SETPIPE_SZ, 1024 * 1024);  /* best effort */
-#endif
-	spec->tap_tee = true;
-	spec->tap_pipe = t->tee_pipe[1];
-}
-
-/* rlwrap's own files, which no output file may name (outfile.h). */
-struct own_files run_own_files;
-
-/* An output file the guard refuses is not written; the run goes on, with
- * one line saying so. */
-static bool
-output_refused(const char *option, const char *path)
-{
-	char error[PATH_MAX + 256];
-
-	if (outfile_guard(path, &run_own_files, error, sizeof(error)))
-		return false;
-	warnx_visible("%s %s", option, error);
-	return true;
-}
-
-/* Opens --raw-stream before the child runs (a failure to open is ours:
- * 125); -1 when there is none or the guard refused it. */
-static int
-open_raw_stream(const char *path)
-{
-	char error[PATH_MAX + 256];
-	int fd;
-
-	if (path == NULL || output_refused("--raw-stream", path))
-		return -1;
-	if ((fd = outfile_open(path, &run_own_files, error, sizeof(error))) == OUTFILE_REFUSED)
-		warnx_visible("--raw-stream %s", error);
-	else if (fd < 0)
-		errx(EXIT_INTERNAL, "--raw-stream %s", error);
-	return fd < 0 ? -1 : fd;
-}
-
-/* Empties the raw stream once the child will run (a refusal leaves it be). */
-static void
-truncate_raw_stream(int fd, const char *path)
-{
-	char error[PATH_MAX + 128];
-
-	if (fd >= 0 && !outfile_truncate(fd, path, error, sizeof(error)))
-		errx(EXIT_INTERNAL, "--raw-stream %s", error);
-}
-
-/* Checks --signal-file before the child runs: it will be replaced then;
- * one the guard refuses is dropped. */
-static void
-check_signal_file(struct run_opts *o)
-{
-	char error[PATH_MAX + 256];
-
-	if (o->signal_file != NULL && output_refused("--signal-file", o->signal_file)) {
-		free(o->signal_file);
-		o->signal_file = NULL;
-	}
-	if (o->signal_file != NULL && !outfile_check(o->signal_file, &run_own_files, error, sizeof(error)))
-		errx(EXIT_INTERNAL, "--signal-file %s", error);
-}
-
-static void
-tap_init(struct run_tap *t, const struct run_opts *o, const struct run_identity *id, int raw_fd,
-    time_t now)
-{
-	memset(t, 0, sizeof(*t));
-	t->cls = classifier_new(id->family_given ? id->family : NULL, now);
-	if (t->cls == NULL)
-		err(EXIT_INTERNAL, "classifier");
-	line_merge_init(&t->merge, merged_output, t);
-	ansi_strip_init(&t->strip);
-	t->async = true;
-	t->live_clock = getenv("RLWRAP_TEST_NOW") == NULL || *getenv("RLWRAP_TEST_NOW") == '\0';
-	t->raw_path = o->raw_stream;
-	t->raw_fd = raw_fd;
-	t->id = id;
-	t->tee_pipe[0] = t->tee_pipe[1] = -1;
-}
-
-/* The raw stream stays open across --retry attempts: it gets them all. */
-static void
-tap_free(struct run_tap *t)
-{
-	tap_queue_free(t->queue);
-	free(t->teed);
-	for (int i = 0; i < 2; i++)
-		if (t->tee_pipe[i] >= 0)
-			close(t->tee_pipe[i]);
-	line_merge_free(&t->merge);
-	screen_free(t->screen);
-	classifier_free(t->watch);
-	classifier_free(t->cls);
-}
-
 /* ---- the verdict ---- */
 
 static void
@@ -712,7 +340,7 @@ finish_verdict(struct run_tap *t, const struct run_opts *o, const struct run_ide
 	tap_queue_free(t->queue);
 	t->queue = NULL;
 	line_merge_finish(&t->merge);
-	screen_judged(t);
+	tap_screen_judged(t);
 	classifier_finish(t->cls, r->exit_code, &r->sig);
 	classifier_usage(t->cls, &r->usage);
 	classifier_readings(t->cls, &r->readings);
@@ -811,13 +439,13 @@ leave_screen(const struct child *c, const struct child_spec *spec)
 	n = ansi_screen_restore(&c->screen, false, seq);
 	if (n > 0)
 		(void)!write(STDOUT_FILENO, seq, n);
-	child_left_mid_line = ansi_screen_mid_line(&c->screen);
+	own_line_after(ansi_screen_mid_line(&c->screen));
 }
 
 static void
-heartbeat_soon(void *arg)
+renewer_soon(void *arg)
 {
-	run_heartbeat_start(arg);
+	run_lease_renewer_start(arg);
 }
 
 /* Spawns, relays and reaps; fills r with how the child ended. */
@@ -838,13 +466,13 @@ run_child(const struct run_opts *o, const struct run_identity *id, struct child_
 	case SPAWN_OK:
 		break;
 	}
-	/* The heartbeat's thread is made once the command has run a while,
+	/* The lease renewer's thread is made once the command has run a while,
 	 * not at once: making a second thread cost a run of `true` a tenth of
 	 * its start-up (the running row was written before the spawn with a
 	 * whole TTL ahead of it, and the first beat is an interval away). */
-	spec->soon = heartbeat_soon;
+	spec->soon = renewer_soon;
 	spec->soon_arg = b;
-	spec->soon_ms = run_heartbeat_delay_ms();
+	spec->soon_ms = run_lease_renew_delay_ms();
 	setproctitle("%s (pid %d)", id->command, (int)c.pid);
 	if (spec->use_pty && isatty(STDIN_FILENO) && term_enter_raw(&run_term, STDIN_FILENO) == 0)
 		spec->term = &run_term;
@@ -860,23 +488,6 @@ run_child(const struct run_opts *o, const struct run_identity *id, struct child_
 	r->status = c.status;
 	r->exit_code = wait_status_exit_code(c.status);
 	r->term_signal = wait_status_signal(c.status);
-}
-
-/* The screen at the pty's size.  RLWRAP_TEST_SCREEN=off (benchmarks):
- * without it, the stripped text as it comes. */
-static void
-tap_screen_open(struct run_tap *t)
-{
-	const char *knob = getenv("RLWRAP_TEST_SCREEN");
-	struct winsize ws;
-
-	if (knob != NULL && strcmp(knob, "off") == 0)
-		return;
-	pty_window_size(STDIN_FILENO, &ws);
-	t->screen_winch = child_winsize_changes();
-	ansi_screen_init(&t->drawing);
-	if ((t->screen = screen_new(ws.ws_row, ws.ws_col)) == NULL)
-		warn("the screen (the stripped text is read instead)");
 }
 
 static void
@@ -900,74 +511,6 @@ spec_init(struct child_spec *spec, const struct run_opts *o, const struct config
 
 /* ---- attempts and --retry ---- */
 
-/* One wrapper process: its options, who runs, the breakers, the files. */
-struct run_ctx {
-	struct run_opts o;
-	struct run_identity id;
-	struct run_breaker b;
-	int raw_fd;
-	bool retry_ok;             /* --retry, and stdin can be given again */
-	struct child_hold hold;    /* this attempt's held-back stdout */
-};
-
-/* Stdin can be given to a second attempt: a terminal, /dev/null, or a
- * regular file (rewound).  A pipe's bytes would be gone. */
-static bool
-stdin_replayable(void)
-{
-	struct stat st, null;
-
-	if (isatty(STDIN_FILENO))
-		return true;
-	if (fstat(STDIN_FILENO, &st) != 0)
-		return false;
-	if (S_ISREG(st.st_mode))
-		return true;
-	return S_ISCHR(st.st_mode) && stat("/dev/null", &null) == 0 && st.st_rdev == null.st_rdev;
-}
-
-/* Writes out what is still held (the run that stands), or drops it. */
-static void
-hold_end(struct child_hold *h, bool write_out)
-{
-	const char *p = h->buf;
-	size_t left = h->len;
-
-	while (write_out && left > 0) {
-		ssize_t n = write(STDOUT_FILENO, p, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		p += n;
-		left -= (size_t)n;
-	}
-	free(h->buf);
-	memset(h, 0, sizeof(*h));
-}
-
-/*
- * A worker thread for the classifier pays only with a CPU of its own next
- * to the child's and the relay's: with fewer, the three take turns on the
- * same ones and every chunk costs two more context switches and a futex
- * round trip, while the relay classifying what it just relayed costs
- * nothing but the classifier's own time (docs/design.md section 9).
- * RLWRAP_TEST_CPUS stands in for the count in tests.
- */
-static bool
-classify_worker_pays(void)
-{
-	const char *forced = getenv("RLWRAP_TEST_CPUS");
-	long long n = 1;
-
-	if (forced != NULL && *forced != '\0')
-		n = strtonum(forced, 1, 4096, NULL);
-	else
-		n = usable_cpus();
-	return n >= 3;
-}
-
 /* Holds stdout back while a retry is still possible; watches for the
  * first real output when holding or probing. */
 static void
@@ -977,7 +520,7 @@ attempt_watch(struct run_ctx *x, const struct run_result *r, struct run_tap *tap
 	memset(&x->hold, 0, sizeof(x->hold));
 	if (x->retry_ok && !spec->use_pty && r->attempts <= x->o.retry_max) {
 		x->hold.holding = true;
-		x->hold.max = HOLD_MAX;
+		x->hold.max = RETRY_HOLD_MAX;
 		spec->hold = tap->hold = &x->hold;
 		tap->watch_output = true;
 	}
@@ -986,7 +529,7 @@ attempt_watch(struct run_ctx *x, const struct run_result *r, struct run_tap *tap
 		tap->watch_output = true;
 	}
 	/* Watching acts in the chunk the output arrives in: classify right here. */
-	tap->async = !tap->watch_output && classify_worker_pays();
+	tap->async = !tap->watch_output && tap_async_pays();
 }
 
 static void
@@ -1017,73 +560,6 @@ run_attempt(struct run_ctx *x, struct run_result *r)
 	finish_verdict(&tap, &x->o, &x->id, r);
 	tap_free(&tap);
 	record_after_run(&x->b, &x->o, &x->id, r);
-}
-
-/* The reset to wait for before a retry: the signal's, the breaker's after
- * recording when later, else a backoff. */
-static double
-retry_wake(const struct run_ctx *x, const struct run_result *r, double now)
-{
-	double wake = r->sig.resets_at;
-	enum breaker_change c = r->outcome.change;
-
-	if (r->run_id != 0 && c != CHANGE_NONE && c != CHANGE_CLOSED && r->outcome.breaker.resets_at > wake)
-		wake = r->outcome.breaker.resets_at;
-	return wake > now ? wake : now + ldexp(RETRY_BACKOFF, r->attempts - 1);
-}
-
-/* Whether to run again: a limit before any real output, attempts left,
- * and the reset within the --wait budget.  *wake is when. */
-static bool
-want_retry(const struct run_ctx *x, const struct run_result *r, double *wake)
-{
-	enum reason reason = r->sig.reason;
-	double now = run_clock(&x->b);
-	char left[32];
-
-	if (!x->retry_ok || r->attempts > x->o.retry_max || r->saw_output || x->hold.overflowed ||
-	    r->term_signal != 0)
-		return false;
-	if (reason != REASON_RATE_LIMIT && reason != REASON_USAGE_LIMIT && reason != REASON_OVERLOADED)
-		return false;
-	*wake = retry_wake(x, r, now);
-	format_duration_short(*wake - now, left, sizeof(left));
-	if (!x->o.quiet)
-		own_line();
-	if (*wake - now > x->o.wait_max) {
-		if (!x->o.quiet)
-			warnx_visible("%s: %s; not retrying: the reset is in %s, beyond the --wait budget",
-			    x->id.family, reason_name(reason), left);
-		return false;
-	}
-	if (!x->o.quiet)
-		warnx_visible("%s: %s before any output; retrying in %s (attempt %d of %lld)", x->id.family,
-		    reason_name(reason), left, r->attempts + 1, x->o.retry_max + 1);
-	return true;
-}
-
-/* Waits for the retry and passes the gate again: -1 to run, else the
- * attempt that stands is final (*exit_rc >= 0 when it was interrupted). */
-static bool
-retry_prepare(struct run_ctx *x, double wake, int *exit_rc)
-{
-	double now = run_clock(&x->b);
-	int rc;
-
-	*exit_rc = -1;
-	rc = wait_plain(&x->b, &x->o, &x->id, "retry", wake + breaker_jitter(wake - now));
-	if (rc < 0)
-		rc = gate_before_spawn(&x->b, &x->o, &x->id, x->o.wait_max, x->o.force);
-	if (rc == EXIT_REFUSED)
-		return false;
-	if (rc >= 0) {
-		*exit_rc = rc;
-		return false;
-	}
-	hold_end(&x->hold, false);
-	if (lseek(STDIN_FILENO, 0, SEEK_SET) < 0 && errno != ESPIPE)
-		warn("--retry: rewinding stdin");
-	return true;
 }
 
 /* The config's [wrapper] defaults, for what the command line left unsaid. */
@@ -1120,7 +596,7 @@ run_setup(struct args *args, struct run_ctx *x)
 	identify(&x->o, &x->b.cfg, &x->id);
 	at_exit.id = x->id;
 	x->retry_ok = x->o.retry && x->o.retry_max > 0;
-	if (x->retry_ok && !stdin_replayable()) {
+	if (x->retry_ok && !retry_stdin_replayable()) {
 		x->retry_ok = false;
 		if (!x->o.quiet)
 			warnx("--retry: stdin is not a terminal, /dev/null or a file, so it cannot be "
@@ -1152,9 +628,10 @@ run_exec(struct args *args)
 	/* Both files are checked before the gate records a running row, and
 	 * before any spawn: one that cannot be opened is ours (125), one the
 	 * guard refuses is left out with one line. */
-	own_files_list(&run_own_files, &x.b.cfg);
-	x.raw_fd = open_raw_stream(x.o.raw_stream);
-	check_signal_file(&x.o);
+	if (x.o.raw_stream != NULL || x.o.signal_file != NULL)   /* 64 KiB touched */
+		own_files_list(&run_own_files, &x.b.cfg);
+	x.raw_fd = raw_stream_open(x.o.raw_stream);
+	signal_file_check(&x.o);
 	/* A refusal said to a closed stderr still exits 75; the child gets
 	 * SIGPIPE's disposition back before it is spawned. */
 	sigaction(SIGPIPE, &(struct sigaction){ .sa_handler = SIG_IGN }, &pipe_was);
@@ -1166,15 +643,15 @@ run_exec(struct args *args)
 	}
 	at_exit.id = x.id;   /* the account a pool chose */
 	sigaction(SIGPIPE, &pipe_was, NULL);
-	truncate_raw_stream(x.raw_fd, x.o.raw_stream);
+	raw_stream_truncate(x.raw_fd, x.o.raw_stream);
 	term_mode_init(&run_term);
 	atexit(restore_terminal);
 	memset(&r, 0, sizeof(r));
 	do
 		run_attempt(&x, &r);
-	while (want_retry(&x, &r, &wake) && retry_prepare(&x, wake, &rc));
+	while (retry_wanted(&x, &r, &wake) && retry_prepare(&x, wake, &rc));
 	signal(SIGPIPE, SIG_IGN);
-	hold_end(&x.hold, true);
+	retry_hold_end(&x.hold, true);
 	write_signal_file(&x.o, &x.id, &r);
 	note_trip(&x.o, &r);
 	run_cleanup(&x);

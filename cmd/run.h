@@ -1,10 +1,15 @@
 /*
- * run.h: what the wrapper's two halves share: cmd/run.c (options, spawning,
- * relaying, the verdict, --retry) and cmd/run_gate.c (the breakers and the
- * state file around the spawn: gate, wait, refusal, probe, record).
+ * run.h: what the wrapper's files share: cmd/run.c (options, identity,
+ * spawning, the verdict), cmd/run_tap.c (the child's output to the
+ * classifier and --raw-stream; run_tap.h), cmd/run_retry.c (--retry),
+ * cmd/run_signal.c (the --signal-file document and the JSON file writer),
+ * cmd/run_gate.c (the breakers and the state file around the spawn: gate,
+ * wait, refusal, probe, record) and cmd/run_record.c (refused spawns kept
+ * for recover, the outcome journal).
  *
  * Ownership: struct run_opts owns its strings; struct run_breaker owns the
- * loaded config and the open store until run_breaker_close().
+ * loaded config and the open store until run_breaker_close(); struct
+ * run_ctx owns its held-back stdout (retry_hold_end()).
  */
 #ifndef RLWRAP_CMD_RUN_H
 #define RLWRAP_CMD_RUN_H
@@ -13,7 +18,9 @@
 #include <time.h>
 
 #include "admission.h"
+#include "lease_renewer.h"
 #include "breaker.h"
+#include "child.h"
 #include "classify.h"
 #include "conf.h"
 #include "ownfiles.h"
@@ -67,7 +74,7 @@ struct run_result {
 struct run_breaker {
 	struct config cfg;
 	struct store *store;              /* NULL: none (failed open, or given up) */
-	struct store_options store_opts;  /* where it is, for the heartbeat's own connection */
+	struct store_options store_opts;  /* where it is, for the lease renewer's own connection */
 	char memo[PATH_MAX + 64];         /* a server store's memo (breaker_memo.h); "" = none */
 	char lease_stamp[PATH_MAX + 64];  /* its host lease's stamp (holder.h); "" = none */
 	double lease_renewed_at;          /* this process's last renewal of it (run clock) */
@@ -86,7 +93,7 @@ struct run_breaker {
 	long long run_id;                 /* this attempt's running row; 0 = none */
 	bool gated;                       /* the breakers let this attempt through, */
 	long trips_seen;                  /* having seen that many trips (gate_decision) */
-	struct heartbeat *heartbeat;      /* renewing the host's lease while the child runs */
+	struct lease_renewer *renewer;    /* renewing the host's lease while the child runs */
 	int spawns;                       /* attempts spawned so far */
 	struct breaker_transitions probe_closes;   /* for the hooks, run after the attempt */
 	/* What recover needs of this run (cmd/run_record.c). */
@@ -106,8 +113,6 @@ bool run_breaker_init(struct run_breaker *b);
  * warning); EXIT_REFUSED when on_store_error = closed (refusal written). */
 int run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct run_identity *id);
 void run_breaker_close(struct run_breaker *b);
-/* Says once what the store has to say (its server went away). */
-void run_store_notice(struct run_breaker *b);
 
 /* The clock of the store's times: cmd_now() at start plus monotonic time
  * since, so that an injected RLWRAP_TEST_NOW still moves during a wait. */
@@ -129,9 +134,9 @@ int wait_plain(struct run_breaker *b, const struct run_opts *o, const struct run
     const char *why, double wake);
 
 /* While the child runs: the host's lease (holder.h) kept fresh. */
-void run_heartbeat_start(struct run_breaker *b);
-/* How long into the run to call run_heartbeat_start(), in ms. */
-int run_heartbeat_delay_ms(void);
+void run_lease_renewer_start(struct run_breaker *b);
+/* How long into the run to call run_lease_renewer_start(), in ms. */
+int run_lease_renew_delay_ms(void);
 
 /* The probe's first real output: closes the breakers it probes. */
 void probe_output_seen(struct run_breaker *b, const struct run_identity *id);
@@ -160,6 +165,36 @@ void run_record_journal(struct run_breaker *b, long long run_id, const struct ru
     size_t size);
 /* The outcomes journaled by runs whose final write failed, settled now. */
 void run_record_settle_journal(struct run_breaker *b);
+
+/* ---- cmd/run_retry.c ---- */
+
+/* One wrapper process: its options, who runs, the breakers, the files. */
+struct run_ctx {
+	struct run_opts o;
+	struct run_identity id;
+	struct run_breaker b;
+	int raw_fd;
+	bool retry_ok;             /* --retry, and stdin can be given again */
+	struct child_hold hold;    /* this attempt's held-back stdout */
+};
+
+
+/* --retry holds stdout back at most this much; past it, it gives up. */
+#define RETRY_HOLD_MAX (8 * 1024 * 1024)
+
+/* Stdin can be given to a second attempt: a terminal, /dev/null, or a
+ * regular file (rewound).  A pipe's bytes would be gone. */
+bool retry_stdin_replayable(void);
+/* Whether to run again: a limit before any real output, attempts left,
+ * and the reset within the --wait budget (said on stderr either way unless
+ * quiet).  *wake is when, on the run clock. */
+bool retry_wanted(const struct run_ctx *x, const struct run_result *r, double *wake);
+/* Waits until wake and passes the gate again: true to run; false when the
+ * attempt that stands is final (*exit_rc >= 0 when the wait was
+ * interrupted or refused). */
+bool retry_prepare(struct run_ctx *x, double wake, int *exit_rc);
+/* Writes out what is still held (the run that stands), or drops it. */
+void retry_hold_end(struct child_hold *h, bool write_out);
 
 /* ---- cmd/run_pool.c ---- */
 
@@ -193,8 +228,6 @@ struct signal_report {
 json_t *signal_file_json(const struct run_opts *o, const struct run_identity *id,
     const struct signal_report *s);
 
-/* The command for --signal-file: redacted like the store's. */
-json_t *signal_argv_json(const struct run_opts *o);
 /* Writes obj and a newline as the whole new content of path (--signal-file:
  * 0600, a temporary file renamed into place, outfile.h); a warning on failure. */
 void write_json_file(const char *option, const char *path, json_t *obj);
@@ -202,7 +235,5 @@ void write_json_file(const char *option, const char *path, json_t *obj);
 extern bool signal_file_written;
 /* rlwrap's own files, which no file written on request may replace. */
 extern struct own_files run_own_files;
-/* "2026-11-30T12:00:00.123Z" */
-void format_iso_ms(const struct timespec *t, char *buf, size_t size);
 
 #endif

@@ -53,8 +53,8 @@ run_breaker_init(struct run_breaker *b)
 void
 run_breaker_close(struct run_breaker *b)
 {
-	heartbeat_stop(b->heartbeat);
-	b->heartbeat = NULL;
+	lease_renewer_stop(b->renewer);
+	b->renewer = NULL;
 	if (b->store != NULL)
 		store_close(b->store);
 	b->store = NULL;
@@ -76,8 +76,8 @@ store_trouble(struct run_breaker *b, const struct store_error *error)
 	if (!b->store_warned)
 		warnx_visible("state file: %s; running without it", error->message);
 	b->store_warned = true;
-	heartbeat_stop(b->heartbeat);
-	b->heartbeat = NULL;
+	lease_renewer_stop(b->renewer);
+	b->renewer = NULL;
 	if (b->store != NULL)
 		store_close(b->store);
 	b->store = NULL;
@@ -89,7 +89,8 @@ run_store_trouble(struct run_breaker *b, const struct store_error *error)
 	store_trouble(b, error);
 }
 
-void
+/* Says once what the store has to say (its server went away). */
+static void
 run_store_notice(struct run_breaker *b)
 {
 	char notice[512];
@@ -321,18 +322,18 @@ env_secs(const char *name, long long dflt_ms)
 	return (double)(ms > 0 ? ms : dflt_ms) / 1000;
 }
 
-/* How often the host's lease is renewed ($RLWRAP_HEARTBEAT_MS, for tests),
+/* How often the host's lease is renewed ($RLWRAP_LEASE_RENEW_MS, for tests),
  * and how long a renewal keeps this host's runs alive for the others. */
 static double
-heartbeat_interval(void)
+lease_renew_interval(void)
 {
-	return env_secs("RLWRAP_HEARTBEAT_MS", (long long)(HOST_LEASE_RENEW_SECS * 1000));
+	return env_secs("RLWRAP_LEASE_RENEW_MS", (long long)(HOST_LEASE_RENEW_SECS * 1000));
 }
 
 static double
 host_lease_ttl(void)
 {
-	return heartbeat_interval() * (HOST_LEASE_TTL_SECS / HOST_LEASE_RENEW_SECS);
+	return lease_renew_interval() * (HOST_LEASE_TTL_SECS / HOST_LEASE_RENEW_SECS);
 }
 
 /* The host's lease renewed when due: before a look that may write a
@@ -343,10 +344,10 @@ host_lease_renew(struct run_breaker *b, double now)
 	struct store_error error;
 
 	if (b->store == NULL || b->read_only || (b->lease_renewed_at > 0 && now - b->lease_renewed_at <
-	    heartbeat_interval()))
+	    lease_renew_interval()))
 		return;
 	b->lease_renewed_at = now;
-	if (!holder_lease_renew(b->store, b->lease_stamp, b->holder.host, now, heartbeat_interval(),
+	if (!holder_lease_renew(b->store, b->lease_stamp, b->holder.host, now, lease_renew_interval(),
 	    host_lease_ttl(), &error))
 		store_trouble(b, &error);
 }
@@ -798,25 +799,25 @@ wait_plain(struct run_breaker *b, const struct run_opts *o, const struct run_ide
 	return rc == WAIT_GO ? -1 : rc;
 }
 
-/* ---- the heartbeat ---- */
+/* ---- the lease renewer ---- */
 
-/* When to make the heartbeat's thread: a second into the run, or half an
+/* When to make the lease renewer: a second into the run, or half an
  * interval when the interval is shorter (tests). */
 int
-run_heartbeat_delay_ms(void)
+run_lease_renew_delay_ms(void)
 {
-	double half = heartbeat_interval() * 1000 / 2;
+	double half = lease_renew_interval() * 1000 / 2;
 
 	return half < 1000 ? (int)half : 1000;
 }
 
 void
-run_heartbeat_start(struct run_breaker *b)
+run_lease_renewer_start(struct run_breaker *b)
 {
-	double interval = heartbeat_interval();
+	double interval = lease_renew_interval();
 
-	if ((b->store != NULL || b->parked) && b->run_id != 0 && b->heartbeat == NULL)
-		b->heartbeat = heartbeat_start(&b->store_opts, b->lease_stamp, b->holder.host, interval,
+	if ((b->store != NULL || b->parked) && b->run_id != 0 && b->renewer == NULL)
+		b->renewer = lease_renewer_start(&b->store_opts, b->lease_stamp, b->holder.host, interval,
 		    host_lease_ttl(), wait_clock_read, &b->clock);
 }
 
@@ -989,8 +990,8 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 
 	/* The gate's count is of the family it asked about. */
 	run.gated = b->gated && strcmp(run.family, id->family) == 0;
-	heartbeat_stop(b->heartbeat);
-	b->heartbeat = NULL;
+	lease_renewer_stop(b->renewer);
+	b->renewer = NULL;
 	store_resume(b);
 	r->run_id = 0;
 	b->run_id = 0;

@@ -18,7 +18,8 @@
 
 bool signal_file_written;
 
-void
+/* "2026-11-30T12:00:00.123Z" */
+static void
 format_iso_ms(const struct timespec *t, char *buf, size_t size)
 {
 	struct tm tm;
@@ -34,6 +35,16 @@ static long long
 elapsed_ms(const struct timespec *a, const struct timespec *b)
 {
 	return (long long)(b->tv_sec - a->tv_sec) * 1000 + (b->tv_nsec - a->tv_nsec) / 1000000L;
+}
+
+/* The command for --signal-file: redacted like the store's. */
+static json_t *
+signal_argv_json(const struct run_opts *o)
+{
+	bool redacted = false;
+	json_t *argv = redact_argv_json(o->argc, o->argv, &redacted);
+
+	return argv != NULL ? argv : json_array();
 }
 
 json_t *
@@ -69,15 +80,6 @@ signal_file_json(const struct run_opts *o, const struct run_identity *id, const 
 	json_object_set_new(obj, "run_id", s->run_id != 0 ? json_integer(s->run_id) : json_null());
 	json_object_set_new(obj, "attempts", json_integer(s->attempts));
 	return obj;
-}
-
-json_t *
-signal_argv_json(const struct run_opts *o)
-{
-	bool redacted = false;
-	json_t *argv = redact_argv_json(o->argc, o->argv, &redacted);
-
-	return argv != NULL ? argv : json_array();
 }
 
 void

@@ -49,6 +49,22 @@ cmd_color(int fd)
 	return (no_color == NULL || *no_color == '\0') && isatty(fd) && (term == NULL || strcmp(term, "dumb") != 0);
 }
 
+static bool child_left_mid_line;
+
+void
+own_line_after(bool child_mid_line)
+{
+	child_left_mid_line = child_mid_line;
+}
+
+void
+own_line(void)
+{
+	if (child_left_mid_line && isatty(STDERR_FILENO))
+		(void)!write(STDERR_FILENO, "\n", 1);
+	child_left_mid_line = false;
+}
+
 /* A refusal ("refused: ...", cmd/run_gate.c) has its first word in red
  * when stderr takes colour: the one line a person must not miss. */
 void

@@ -13,6 +13,8 @@
 #include "visible.h"
 #include "waiting.h"
 
+static void wait_started(const struct wait_loop *w, const struct wait_reason *r, double now);
+
 static double
 monotonic(void)
 {
@@ -163,7 +165,9 @@ view_end(const struct wait_view *v)
 	}
 }
 
-void
+/* Called once when a wait begins and again when its reason changes: the
+ * one place that knows a spawn started waiting (hooks go here). */
+static void
 wait_started(const struct wait_loop *w, const struct wait_reason *r, double now)
 {
 	(void)w;

@@ -21,7 +21,7 @@ struct wait_clock {
 };
 void wait_clock_init(struct wait_clock *c);
 double wait_clock_now(const struct wait_clock *c);
-/* The same, in the shape heartbeat_start() takes. */
+/* The same, in the shape lease_renewer_start() takes. */
 double wait_clock_read(const void *clock);
 
 /* What a check saw: why we still wait and until when. */
@@ -57,9 +57,5 @@ struct wait_loop {
  * (WAIT_TIMEOUT) or a signal comes (128+n).
  */
 int wait_loop_run(const struct wait_loop *w, struct wait_reason *r);
-
-/* Called once when a wait begins and again when its reason changes: the
- * one place that knows a spawn started waiting (hooks go here). */
-void wait_started(const struct wait_loop *w, const struct wait_reason *r, double now);
 
 #endif

@@ -1,14 +1,10 @@
-/* admission.c: running rows, lost runs, concurrency slots, the heartbeat. */
-#include <errno.h>
-#include <limits.h>
-#include <pthread.h>
+/* admission.c: running rows, lost runs, concurrency slots. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "admission.h"
 #include "holder.h"
-#include "host_lease.h"
 
 /* What the store holds for one key (or all), with the dead cleared when
  * clear is set (inside a transaction). */
@@ -298,115 +294,4 @@ admission_leave(struct store *store, struct admission *a, struct store_error *er
 
 	a->ticket = 0;
 	return ticket == 0 || store_ticket_remove(store, ticket, err);
-}
-
-/* ---- the heartbeat ---- */
-
-/* The heartbeat's waits are on the monotonic clock where a condition
- * variable can be (macOS: the wall clock, which a clock step moves). */
-#ifdef HAVE_PTHREAD_CONDATTR_SETCLOCK
-#define COND_CLOCK CLOCK_MONOTONIC
-#else
-#define COND_CLOCK CLOCK_REALTIME
-#endif
-
-struct heartbeat {
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	bool stop;
-	struct store_options opts;
-	char stamp[PATH_MAX], host[256];
-	double interval, ttl;
-	double (*clock)(const void *);
-	const void *clock_arg;
-};
-
-static void
-deadline_after(struct timespec *t, double secs)
-{
-	clock_gettime(COND_CLOCK, t);
-	t->tv_sec += (time_t)secs;
-	t->tv_nsec += (long)((secs - (double)(time_t)secs) * 1e9);
-	if (t->tv_nsec >= 1000000000L) {
-		t->tv_sec++;
-		t->tv_nsec -= 1000000000L;
-	}
-}
-
-/* A connection only for a renewal that is due, closed at once: a running
- * agent holds none.  A failed renewal is tried again at the next beat;
- * other hosts only ever see the host go quiet. */
-static void *
-beat(void *arg)
-{
-	struct heartbeat *hb = arg;
-	struct store *store = NULL;
-	struct store_error error;
-	struct timespec at;
-
-	pthread_mutex_lock(&hb->lock);
-	for (;;) {
-		deadline_after(&at, hb->interval);
-		while (!hb->stop && pthread_cond_timedwait(&hb->wake, &hb->lock, &at) != ETIMEDOUT)
-			continue;
-		if (hb->stop)
-			break;
-		pthread_mutex_unlock(&hb->lock);
-		if (holder_lease_due(hb->stamp, hb->interval) && store_open(&hb->opts, &store, &error)) {
-			(void)store_host_renew(store, hb->host, hb->clock(hb->clock_arg) + hb->ttl, &error);
-			store_close(store);
-			store = NULL;
-		}
-		pthread_mutex_lock(&hb->lock);
-	}
-	pthread_mutex_unlock(&hb->lock);
-	return NULL;
-}
-
-struct heartbeat *
-heartbeat_start(const struct store_options *opts, const char *stamp, const char *host, double interval,
-    double ttl, double (*clock)(const void *), const void *clock_arg)
-{
-	struct heartbeat *hb = calloc(1, sizeof(*hb));
-	pthread_condattr_t attr;
-
-	if (hb == NULL)
-		return NULL;
-	hb->opts = *opts;
-	strlcpy(hb->stamp, stamp != NULL ? stamp : "", sizeof(hb->stamp));
-	strlcpy(hb->host, host, sizeof(hb->host));
-	hb->interval = interval;
-	hb->ttl = ttl;
-	hb->clock = clock;
-	hb->clock_arg = clock_arg;
-	pthread_mutex_init(&hb->lock, NULL);
-	pthread_condattr_init(&attr);
-#ifdef HAVE_PTHREAD_CONDATTR_SETCLOCK
-	pthread_condattr_setclock(&attr, COND_CLOCK);
-#endif
-	pthread_cond_init(&hb->wake, &attr);
-	pthread_condattr_destroy(&attr);
-	if (pthread_create(&hb->thread, NULL, beat, hb) != 0) {
-		pthread_cond_destroy(&hb->wake);
-		pthread_mutex_destroy(&hb->lock);
-		free(hb);
-		return NULL;
-	}
-	return hb;
-}
-
-void
-heartbeat_stop(struct heartbeat *hb)
-{
-	if (hb == NULL)
-		return;
-	pthread_mutex_lock(&hb->lock);
-	hb->stop = true;
-	pthread_cond_signal(&hb->wake);
-	pthread_mutex_unlock(&hb->lock);
-	pthread_join(hb->thread, NULL);
-	pthread_cond_destroy(&hb->wake);
-	pthread_mutex_destroy(&hb->lock);
-	free(hb);
 }

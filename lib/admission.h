@@ -3,11 +3,9 @@
  * 10): every run is in the store from spawn to exit, owned by its wrapper;
  * a run whose wrapper died is lost; [family.NAME] max_concurrent slots per
  * (account, family), handed out first come, first served across every
- * process and host on the store; the heartbeat that keeps a run alive for
- * the other hosts.
+ * process and host on the store.
  *
  * Ownership: struct admission is the caller's and borrows its strings.
- * heartbeat_start() returns a thread the caller ends with heartbeat_stop().
  * Nothing here prints; store failures come back as struct store_error.
  * Times are the caller's clock.
  */
@@ -88,16 +86,5 @@ bool adaptive_record(struct store *store, const char *account, const char *famil
 
 /* Gives up our ticket (a wait that ends without a spawn). */
 bool admission_leave(struct store *store, struct admission *a, struct store_error *err);
-
-/* Looks every interval seconds whether this host's lease is due
- * (holder_lease_renew() with stamp and host) and then renews it until now
- * + ttl on a connection to the store at opts opened for that alone and
- * closed at once, with now from clock(arg), until heartbeat_stop().  NULL
- * when the thread cannot start (this host's runs then live by the other
- * processes of the host, or as long as their rows' alive_until). */
-struct heartbeat;
-struct heartbeat *heartbeat_start(const struct store_options *opts, const char *stamp, const char *host,
-    double interval, double ttl, double (*clock)(const void *), const void *clock_arg);
-void heartbeat_stop(struct heartbeat *hb);
 
 #endif

@@ -8,7 +8,8 @@
 #include "breaker.h"
 #include "redact.h"
 
-bool
+/* Unexpired, and its holder alive (holder.h's one rule). */
+static bool
 probe_lease_live(const struct probe_lease *lease, double now, const char *host)
 {
 	return lease->expires_at > now && holder_alive(lease, now, host);
@@ -40,14 +41,16 @@ breaker_change_event(enum breaker_change change)
 	return events[change];
 }
 
-bool
+/* A terminal signal whose reason trips (config trip_on) with enough confidence. */
+static bool
 breaker_signal_trips(const struct config *cfg, const struct fail_signal *sig)
 {
 	return sig->terminal && sig->reason > REASON_NONE && sig->reason < REASON_COUNT &&
 	    cfg->trip_on[sig->reason] && sig->confidence + 1e-9 >= cfg->min_confidence;
 }
 
-bool
+/* A run that succeeded: reason none, with something (stream or exit 0) saying so. */
+static bool
 breaker_signal_succeeded(const struct fail_signal *sig)
 {
 	return sig->reason == REASON_NONE && sig->confidence > 0;
@@ -162,7 +165,7 @@ close_by_probe(struct breaker *b, double now)
 	b->ramp_released = 0;
 }
 
-void
+static void
 breaker_transitions_add(struct breaker_transitions *t, enum breaker_change change, const struct breaker *b)
 {
 	if (t == NULL)

@@ -41,9 +41,6 @@
 
 /* ---- Probe lease holders ---------------------------------------------- */
 
-/* Unexpired, and its holder alive (holder.h's one rule). */
-bool probe_lease_live(const struct probe_lease *lease, double now, const char *local_host);
-
 /* ---- What a breaker looks like now ------------------------------------ */
 
 enum breaker_view {
@@ -56,11 +53,6 @@ enum breaker_view breaker_view(const struct breaker *b, double now, const char *
 const char *breaker_view_name(enum breaker_view view);   /* "closed", "open", "half-open", "expired" */
 
 /* ---- Trip arithmetic (pure; the store functions below use it) ----------- */
-
-/* A terminal signal whose reason trips (config trip_on) with enough confidence. */
-bool breaker_signal_trips(const struct config *cfg, const struct fail_signal *sig);
-/* A run that succeeded: reason none, with something (stream or exit 0) saying so. */
-bool breaker_signal_succeeded(const struct fail_signal *sig);
 
 struct trip {
 	enum reason reason;
@@ -94,8 +86,6 @@ struct breaker_transitions {
 	enum breaker_change change[BREAKER_TRANSITIONS_MAX];   /* CHANGE_TRIPPED, CHANGE_CLOSED */
 	struct breaker breaker[BREAKER_TRANSITIONS_MAX];
 };
-void breaker_transitions_add(struct breaker_transitions *t, enum breaker_change change,
-    const struct breaker *b);
 
 /*
  * Applies a trip to b at now.  Unknown reset: now + the reason's cooldown

@@ -8,7 +8,9 @@
 #include "history.h"
 #include "key.h"
 
-double
+/* A window's buckets: window / 60 wide, so that a budget reads at most 61
+ * counter rows. */
+static double
 budget_width(double window)
 {
 	return window / 60;

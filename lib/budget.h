@@ -39,10 +39,6 @@ struct budget_look {
  * have gathered: not on every spawn, and never more than a few dozen. */
 #define BUDGET_PRUNE_AT 64
 
-/* A window's buckets: window / 60 wide, so that a budget reads at most 61
- * counter rows. */
-double budget_width(double window);
-
 /* The budgets of all[n] that bear on a run of model (family-wide ones, and
  * those whose model the run's contains), copied to out (n at most). */
 size_t budget_select(const struct budget *all, size_t n, const char *model, struct budget *out);

@@ -100,6 +100,7 @@ struct classifier {
 	const char *skipped;       /* the line before, when the prefilter dropped it */
 	size_t skipped_len;
 	char *skipped_copy;        /* its bytes, once the buffer they were in is reused */
+	size_t skipped_cap;        /* skipped_copy's size: it only grows */
 	char *doc;                 /* a pretty-printed JSON document being gathered */
 	size_t doc_len;
 	long doc_line;

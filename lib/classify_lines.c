@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_features.h"
 #include "classify_int.h"
 #include "classify_masks.h"
 #include "jsonsubset.h"
@@ -344,20 +345,33 @@ process_line(struct classifier *c, const char *s, size_t len)
 		classify_text(c, s + i, len - i, i);
 }
 
-/* Keeps the skipped line's bytes before the buffer they are in is reused. */
+/* Keeps the skipped line's bytes before the buffer they are in is reused
+ * (at the end of every chunk).  The copy's buffer only grows: a realloc to
+ * each line's size moved it up the heap chunk after chunk, a fresh page
+ * touched every few chunks (docs/benchmarks.md). */
 static void
 keep_skipped(struct classifier *c)
 {
+	size_t cap = c->skipped_cap == 0 ? 4096 : c->skipped_cap;
 	char *p;
 
 	if (c->skipped == NULL || c->skipped == c->skipped_copy)
 		return;
-	if ((p = realloc(c->skipped_copy, c->skipped_len + 1)) == NULL) {
-		c->skipped = NULL;
-		return;
+	while (cap < c->skipped_len + 1)
+		cap *= 2;
+	if (cap > c->skipped_cap) {
+		free(c->skipped_copy);
+		c->skipped_copy = NULL;
+		c->skipped_cap = 0;
+		if ((p = malloc(cap)) == NULL) {
+			c->skipped = NULL;
+			return;
+		}
+		c->skipped_copy = p;
+		c->skipped_cap = cap;
 	}
-	memcpy(p, c->skipped, c->skipped_len);
-	c->skipped = c->skipped_copy = p;
+	memcpy(c->skipped_copy, c->skipped, c->skipped_len);
+	c->skipped = c->skipped_copy;
 }
 
 /*

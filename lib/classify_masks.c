@@ -2,6 +2,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "cpu_features.h"
 #include "classify_masks.h"
 #include "textutil.h"
 

@@ -3,7 +3,7 @@
  * as bit masks, one bit per byte and 64 bytes a word: where a byte equals
  * a given one, and the masks a region of plain lines is skipped by.  Each
  * has a dispatcher that takes the widest vector path the CPU has
- * (cpu_has_avx512bw(), cpu_has_avx2(): textutil.h) and a byte loop, the
+ * (cpu_has_avx512bw(), cpu_has_avx2(): cpu_features.h) and a byte loop, the
  * reference the tests hold every path to.
  *
  * Ownership: nothing here allocates; the caller owns the bytes and the

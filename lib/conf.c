@@ -27,7 +27,8 @@ struct parse_state {
 	bool after_key;   /* the last line read was a key's: an indented one continues it */
 };
 
-const char *const config_sections[] = { "wrapper", "breaker", "store", "hooks", "family", "account", NULL };
+/* The known sections, for `config show` and suggestions. */
+static const char *const config_sections[] = { "wrapper", "breaker", "store", "hooks", "family", "account", NULL };
 
 static const char *const wrapper_keys[] = { "wait", "retry", "quiet", "pty", "orphan", NULL };
 static const char *const breaker_keys[] = {
@@ -58,7 +59,9 @@ nearest(const char *const *words, const char *name)
 	return best;
 }
 
-const char *
+/* The key of section ("family" for [family.NAME]) nearest name (two edits
+ * at most), or NULL. */
+static const char *
 config_key_near(const char *section, const char *name)
 {
 	static const char *const *const keys[] = { wrapper_keys, breaker_keys, store_keys, hooks_keys,

@@ -176,12 +176,6 @@ bool config_load_file(struct config *cfg, const char *path, char *err, size_t er
 /* config_load_file() on config_default_path(). */
 bool config_load(struct config *cfg, char *err, size_t errsize);
 
-/* The known sections and keys, for `config show` and suggestions. */
-extern const char *const config_sections[];
-/* The key of section ("family" for [family.NAME]) nearest name (two edits
- * at most), or NULL. */
-const char *config_key_near(const char *section, const char *name);
-
 /* "trip", "close", "wait": the event's name, also RLWRAP_EVENT. */
 const char *hook_event_name(enum hook_event event);
 

@@ -329,7 +329,8 @@ load_prefix(const char *s, size_t len)
 	return json_load_any(s, len, JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &jerr);
 }
 
-bool
+/* Finds an envelope (JSON or Python repr) inside text; false when none. */
+static bool
 envelope_in_text(const char *s, size_t len, time_t now, struct evidence *ev, int depth)
 {
 	const char *p = s;

@@ -10,6 +10,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "cpu_features.h"
 #include "heartbeat.h"
 #include "jsonsubset.h"
 #include "textutil.h"

@@ -2,6 +2,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpu_features.h"
 #include "linescan.h"
 #include "textutil.h"
 

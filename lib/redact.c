@@ -347,7 +347,8 @@ redact_is_secret_option(const char *arg)
 	return len > 0 && name[len] == '\0' && secret_option_name(name, len);
 }
 
-bool
+/* Is arg an option whose next argument is "user:password" (-u, --user)? */
+static bool
 redact_is_user_option(const char *arg)
 {
 	return in_list_ci(user_password_options, ARRAY_LEN(user_password_options), arg, strlen(arg));

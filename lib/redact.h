@@ -43,8 +43,6 @@ char *redact_arg(const char *arg, bool after_secret_option, bool *redacted);
  * "--token", "--password", "--auth", "--pat", "--passphrase", "--cookie",
  * and names ending like them ("--gitlab-token")? */
 bool redact_is_secret_option(const char *arg);
-/* Is arg an option whose next argument is "user:password" (-u, --user)? */
-bool redact_is_user_option(const char *arg);
 
 /*
  * Text (a message from a stream, an argument) into out (capacity size,

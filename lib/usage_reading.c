@@ -8,7 +8,9 @@
 #define HOUR 3600.0
 #define DAY (24 * HOUR)
 
-void
+/* Puts r in the set, replacing the window's older reading (a full set
+ * drops the new window). */
+static void
 reading_set_put(struct reading_set *set, const struct usage_reading *r)
 {
 	for (size_t i = 0; i < set->n; i++)

@@ -38,10 +38,6 @@ struct reading_set {
 	struct usage_reading r[READINGS_MAX];
 };
 
-/* Puts r in the set, replacing the window's older reading (a full set
- * drops the new window). */
-void reading_set_put(struct reading_set *set, const struct usage_reading *r);
-
 /* Claude's rate_limit_info: the window it names, and each of
  * unifiedWindows. */
 void readings_from_claude(struct reading_set *set, json_t *info, double now);

@@ -333,12 +333,15 @@ wait_waiting() {
 	trip_claude $((T0 + 600))
 	export RLWRAP_TEST_NOW=$((T0 + 700))
 	success_stream ok
-	# Output, then a long pause: the breaker must be closed during the pause.
-	FAKE_STREAM=ok "$RLWRAP" -f claude -- sh -c 'claude; sleep 3' > /dev/null &
+	# Output, then a pause until this test says go (60 s at most: a hang's
+	# bound): the breaker must be closed while the child still runs.
+	FAKE_STREAM=ok "$RLWRAP" -f claude -- sh -c 'claude; i=0
+		while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done' > /dev/null &
 	local pid=$!
-	for _ in $(seq 30); do [ "$(breaker_field claude state)" = closed ] && break; sleep 0.1; done
+	for _ in $(seq 300); do [ "$(breaker_field claude state)" = closed ] && break; sleep 0.1; done
 	assert_equal "$(breaker_field claude state)" closed
 	kill -0 "$pid"
+	touch go
 	wait "$pid"
 	limit_stream limit2 $((T0 + 3600))
 	FAKE_STREAM=limit2 exits 0 "$RLWRAP" -q -- claude > /dev/null

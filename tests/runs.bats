@@ -203,7 +203,7 @@ limit() {
 	# The doomed host renews its lease every 300 ms, trusted for a second.
 	local doomed=() i
 	for i in 1 2; do
-		RLWRAP_HEARTBEAT_MS=300 AGENT_SECS=60 RLWRAP_HOST=doomed "$RLWRAP" -q -f claude -- ./agent "$i" &
+		RLWRAP_LEASE_RENEW_MS=300 AGENT_SECS=60 RLWRAP_HOST=doomed "$RLWRAP" -q -f claude -- ./agent "$i" &
 		doomed+=($!)
 		until_true 10 started "$i"
 	done
@@ -236,7 +236,7 @@ limit() {
 }
 
 @test "another host's run lives by its host's lease: renewed while it runs, lost once it stops" {
-	export RLWRAP_HEARTBEAT_MS=200
+	export RLWRAP_LEASE_RENEW_MS=200
 	AGENT_SECS=60 RLWRAP_HOST=elsewhere "$RLWRAP" -f claude -- ./agent 1 &
 	local wrapper=$!
 	until_true 10 started 1

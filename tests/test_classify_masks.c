@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "classify_masks.h"
+#include "cpu_features.h"
 #include "textutil.h"
 
 /* Bytes that matter to the masks, and others, in a seeded mix. */

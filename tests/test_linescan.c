@@ -7,6 +7,7 @@
 
 #include "dialect.h"
 #include "linescan.h"
+#include "cpu_features.h"
 #include "textutil.h"
 
 /* What line_scan() answers, a byte at a time. */

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 
+#include "cpu_features.h"
 #include "textutil.h"
 
 static void

@@ -158,8 +158,6 @@ void evidence_merge(struct evidence *ev, const struct evidence *earlier);
 /* provider envelopes (envelope.c) */
 /* Reads a provider error envelope; false when obj is not one. */
 bool envelope_evidence(json_t *obj, time_t now, struct evidence *ev, int depth);
-/* Finds an envelope (JSON or Python repr) inside text; false when none. */
-bool envelope_in_text(const char *s, size_t len, time_t now, struct evidence *ev, int depth);
 
 /* small jansson helpers (envelope.c) */
 const char *jstr(json_t *obj, const char *key);          /* NULL unless a string */

@@ -15,9 +15,9 @@
 
 /* The server backend the journal stands in for (none without libpq). */
 #ifdef HAVE_LIBPQ
-const struct store_ops *const store_server_ops = &store_pg_ops;
+static const struct store_ops *const store_server_ops = &store_pg_ops;
 #else
-const struct store_ops *const store_server_ops = NULL;
+static const struct store_ops *const store_server_ops = NULL;
 #endif
 
 /* How often a replay the server rolled back (a deadlock) is tried again. */

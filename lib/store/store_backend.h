@@ -129,8 +129,6 @@ extern const struct store_ops store_sqlite_ops;
 #ifdef HAVE_LIBPQ
 extern const struct store_ops store_pg_ops;
 #endif
-/* The server backend of this build: &store_pg_ops, or NULL without libpq. */
-extern const struct store_ops *const store_server_ops;
 
 /* Fills err (message from fmt) and returns false. */
 bool set_error(struct store_error *err, enum store_status status, const char *fmt, ...)

@@ -79,7 +79,7 @@ now_monotonic(void)
 }
 
 /* Copies text into out with every occurrence of secret replaced by "***". */
-void
+static void
 pg_scrub(const char *text, const char *secret, char *out, size_t size)
 {
 	size_t n = 0, len = secret != NULL ? strlen(secret) : 0;

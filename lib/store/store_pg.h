@@ -9,8 +9,6 @@
 
 #include <stddef.h>
 
-/* text with every occurrence of secret (when not NULL or "") as "***". */
-void pg_scrub(const char *text, const char *secret, char *out, size_t size);
 /* The URL or conninfo string with its password, wherever written, as "***". */
 void pg_display_url(const char *url, char *out, size_t size);
 

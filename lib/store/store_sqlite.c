@@ -499,7 +499,8 @@ bind_text(sqlite3_stmt *st, int index, const char *s)
 		sqlite3_bind_text(st, index, s, -1, SQLITE_TRANSIENT);
 }
 
-void
+/* Binds NULL for the value that means "unknown". */
+static void
 bind_double(sqlite3_stmt *st, int index, double v, double null_value)
 {
 	if (v == null_value)
@@ -508,7 +509,7 @@ bind_double(sqlite3_stmt *st, int index, double v, double null_value)
 		sqlite3_bind_double(st, index, v);
 }
 
-void
+static void
 bind_int(sqlite3_stmt *st, int index, long long v, long long null_value)
 {
 	if (v == null_value)
@@ -682,7 +683,8 @@ sqlite_history_add(struct store *store, const struct breaker *b, const char *eve
 	return rc == SQLITE_DONE || db_error(err, store->path, db_of(store), rc, "writing breaker history");
 }
 
-void
+/* Binds a value from the runs table. */
+static void
 bind_value(sqlite3_stmt *st, int index, const struct db_value *v)
 {
 	switch (v->type) {

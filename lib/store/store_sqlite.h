@@ -34,11 +34,6 @@ db_of(const struct store *store)
 bool db_error(struct store_error *err, const char *path, sqlite3 *db, int rc, const char *doing);
 /* Binds NULL for "" and NULL strings. */
 void bind_text(sqlite3_stmt *st, int index, const char *s);
-/* Binds NULL for the value that means "unknown". */
-void bind_double(sqlite3_stmt *st, int index, double v, double null_value);
-void bind_int(sqlite3_stmt *st, int index, long long v, long long null_value);
-/* Binds a value from the runs table. */
-void bind_value(sqlite3_stmt *st, int index, const struct db_value *v);
 void column_text(sqlite3_stmt *st, int index, char *buf, size_t size);
 
 /* store_sqlite.c: a new runs row, or the completion of run->id. */
