@@ -80,6 +80,9 @@ per_spawn() {
 	done
 	awk -v l="$label" -v s="$(( $(statements) - s0 ))" -v c="$(( $(sessions) - c0 - 2 ))" -v n="$RUNS" \
 		'BEGIN { printf "%-28s %6.1f statements  %4.2f connections per spawn\n", l, s / n, c / n }'
+	# LIST=1: which statements, and how many of each per spawn
+	[ -z "${LIST:-}" ] || q "SELECT round(calls::numeric / $RUNS, 2) || ' ' || left(regexp_replace(query, '\s+', ' ', 'g'), 110)
+		FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat%' ORDER BY calls DESC" | sed 's/^/     /'
 }
 
 if want 1; then
@@ -122,13 +125,17 @@ fi
 if want 3; then
 echo "== 3. $WAITERS waiters on one slot key for ${WAIT_SECS}s"
 config_all '[store]\nkeep_runs = 0\nkeep_days = 0\n[family.claude]\nmax_concurrent = 1\n'
-on 0 "$RLWRAP" -q -f claude -- sleep $((WAIT_SECS + 5)) &
+# The holder outlasts the measurement (100 wrappers take a while to start
+# on a busy machine); ended by its wrapper's pid afterwards.
+on 0 exec "$RLWRAP" -q -f claude -- sleep $((WAIT_SECS + 120)) &
 holder=$!
 sleep 1
 for i in $(seq "$WAITERS"); do
 	on $((i % HOSTS)) "$RLWRAP" -q --wait=$((WAIT_SECS + 60)) -f claude -- "$TRUE" &
 done
 sleep 3
+queued() { q "SELECT count(*) FROM fleet_bench.slot_queue"; }
+q0=$(queued)
 stats_reset
 # The server's CPU in clock ticks: its live backends' utime + stime, and
 # the ended ones' (the postmaster's cutime + cstime).
@@ -146,7 +153,14 @@ c0=$(pgcpu)
 t0=$(now_ns)
 sleep "$WAIT_SECS"
 secs=$(( ($(now_ns) - t0) / 1000000000 ))
-echo "per second: $(q "SELECT round(sum(calls) / $secs) || ' statements, ' || round(sum(rows) / $secs) || ' rows' FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat%'"); server CPU: $(( ($(pgcpu) - c0) * 1000 / $(getconf CLK_TCK) )) ms in $secs s"
+cpu=$(( ($(pgcpu) - c0) * 1000 / $(getconf CLK_TCK) ))
+echo "waiters in the queue: $q0 at the start, $(queued) at the end"
+echo "per second: $(q "SELECT round(sum(calls) / $secs) || ' statements, ' || round(sum(rows) / $secs) || ' rows returned, ' || round(sum(total_exec_time) / $secs) || ' ms executing' FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat%'"), $(q "SELECT round(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)) / $secs) FROM pg_stat_user_tables WHERE schemaname = 'fleet_bench'") rows read (pg_stat_user_tables); server CPU: $cpu ms in $secs s"
+q "SELECT calls, rows, query FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat%' ORDER BY calls DESC LIMIT 6" \
+	| sed 's/^/   /' | cut -c1-160
+q "SELECT relname, seq_scan, seq_tup_read, idx_scan, idx_tup_fetch FROM pg_stat_user_tables WHERE schemaname = 'fleet_bench' AND seq_tup_read + coalesce(idx_tup_fetch, 0) > 0" \
+	| sed 's/^/   /'
+kill "$holder"
 wait "$holder" || true
 wait
 fi

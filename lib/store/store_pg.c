@@ -513,6 +513,9 @@ static const char *const schema_tables[] = {
 	"CREATE TABLE IF NOT EXISTS slot_queue (id bigserial PRIMARY KEY, at double precision NOT NULL,"
 	" account text NOT NULL, family text NOT NULL, model text, host text NOT NULL, pid bigint NOT NULL,"
 	" pid_start_time bigint, alive_until double precision NOT NULL)",
+	/* A waiter's look reads its key's head and nothing else (schemas made
+	 * or migrated since: an older one finds it by the primary key). */
+	"CREATE INDEX IF NOT EXISTS slot_queue_key ON slot_queue (account, family, id)",
 	"CREATE TABLE IF NOT EXISTS budget_buckets (account text NOT NULL, family text NOT NULL,"
 	" model text NOT NULL DEFAULT '', width double precision NOT NULL, bucket double precision NOT NULL,"
 	" origin text NOT NULL DEFAULT '', tokens double precision NOT NULL DEFAULT 0,"
@@ -1449,6 +1452,28 @@ pg_tickets(struct store *store, const char *account, const char *family,
 	    key, 2, sizeof(**rows), ticket_from_row, rows, count, "reading the queue for slots", err);
 }
 
+/* The key's index finds the head, the primary key our ticket: one row,
+ * however long the queue. */
+static bool
+pg_queue_head(struct store *store, const char *account, const char *family, long long ticket,
+    struct slot_ticket *head, bool *ours, struct store_error *err)
+{
+	struct db_value key[3] = { text_value(account), text_value(family), int_value(ticket, LLONG_MIN) };
+	PGresult *res;
+
+	if (!pg_run(pg_of(store), "SELECT q.id, q.family, q.account, q.model, q.at, q.host, q.pid,"
+	    " q.pid_start_time, q.alive_until, h.alive_until, EXISTS (SELECT 1 FROM slot_queue WHERE id = $3)"
+	    " FROM (SELECT * FROM slot_queue WHERE account = $1 AND family = $2 ORDER BY id LIMIT 1) q"
+	    " LEFT JOIN hosts h ON h.host = q.host", key, 3, &res, "looking at the queue for a slot", err))
+		return false;
+	if (PQntuples(res) > 0) {
+		ticket_from_row(res, 0, head);
+		*ours = strcmp(PQgetvalue(res, 0, 10), "t") == 0;
+	}
+	PQclear(res);
+	return true;
+}
+
 /* ---- usage readings ---- */
 
 static bool
@@ -1672,6 +1697,7 @@ const struct store_ops store_pg_ops = {
 	.ticket_remove = pg_ticket_remove,
 	.ticket_renew = pg_ticket_renew,
 	.tickets = pg_tickets,
+	.queue_head = pg_queue_head,
 	.slot_await = pg_slot_await,
 	.budget_add = pg_budget_add,
 	.budget_prune = pg_budget_prune,
