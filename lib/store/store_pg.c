@@ -993,24 +993,40 @@ pg_history_add(struct store *store, const struct breaker *b, const char *event,
 
 /* ---- runs, waits, counts ----------------------------------------------- */
 
-/* Inserts run, or (run->id set) completes that row; *run_id. */
+#define SLOT_CHANNEL "rlwrap_slot"
+
+/* Inserts run, or (run->id set) completes that row; *run_id.  notify: the
+ * completion also tells the waiters for a slot (slot_maybe_freed()), in the
+ * same statement. */
 static bool
-write_run(struct pg_store *pg, const struct run_row *run, long long *run_id, struct store_error *err)
+write_run(struct pg_store *pg, const struct run_row *run, bool notify, long long *run_id,
+    struct store_error *err)
 {
 	struct db_value v[64];
-	char sql[2048];
+	char sql[2048] = "";
 	PGresult *res;
 	size_t n = 0;
-	bool fits = run->id != 0 ? runs_update_sql("runs", '$', sql, sizeof(sql)) :
-	    runs_insert_sql("runs", '$', sql, sizeof(sql));
+	bool fits;
 
+	notify = notify && run->id != 0;
+	if (notify)
+		strlcpy(sql, "WITH done AS (", sizeof(sql));
+	fits = run->id != 0 ? runs_update_sql("runs", '$', sql + strlen(sql), sizeof(sql) - strlen(sql)) :
+	    runs_insert_sql("runs", '$', sql, sizeof(sql));
 	if (!fits || strlcat(sql, " RETURNING id", sizeof(sql)) >= sizeof(sql))
 		return set_error(err, STORE_ERR_IO, "%s: the runs insert does not fit", pg->base.path);
-	for (size_t i = 0; i < run_columns_count && n + 1 < sizeof(v) / sizeof(v[0]); i++)
+	for (size_t i = 0; i < run_columns_count && n + 2 < sizeof(v) / sizeof(v[0]); i++)
 		if (run_column_written(&run_columns[i], run->id != 0))
 			run_column_value(run, &run_columns[i], &v[n++]);
 	if (run->id != 0)
 		v[n++] = (struct db_value){ .type = DB_INT, .i = run->id };
+	if (notify) {
+		v[n++] = text_value(pg->schema);
+		snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), ") SELECT id, pg_notify('" SLOT_CHANNEL
+		    "', $%zu) FROM done", n);
+		if (strlen(sql) + 1 >= sizeof(sql))
+			return set_error(err, STORE_ERR_IO, "%s: the runs update does not fit", pg->base.path);
+	}
 	if (!pg_run(pg, sql, v, n, &res, "recording the run", err))
 		return false;
 	*run_id = PQntuples(res) > 0 ? cell_int(res, 0, 0, 0) : run->id;
@@ -1055,8 +1071,6 @@ prune(struct pg_store *pg, long long last_run_id, double now, struct store_error
  * a transaction the notice goes out at its commit.  Waiters still look every
  * poll interval, for the holders that die without a word.
  */
-#define SLOT_CHANNEL "rlwrap_slot"
-
 static bool
 slot_maybe_freed(struct pg_store *pg, struct store_error *err)
 {
@@ -1105,8 +1119,7 @@ static bool
 pg_run_add(struct store *store, const struct run_row *run, double now,
     long long *run_id, struct store_error *err)
 {
-	return write_run(pg_of(store), run, run_id, err) && prune(pg_of(store), *run_id, now, err) &&
-	    (run->id == 0 || slot_maybe_freed(pg_of(store), err));
+	return write_run(pg_of(store), run, true, run_id, err) && prune(pg_of(store), *run_id, now, err);
 }
 
 #define WAITS_INSERT "INSERT INTO waits (at, kind, account, family, scope, model, reason, resets_at," \
@@ -1315,7 +1328,7 @@ pg_run_start(struct store *store, const struct run_row *run, long long *run_id, 
 	struct run_row row = *run;
 
 	row.id = 0;
-	return write_run(pg_of(store), &row, run_id, err);
+	return write_run(pg_of(store), &row, false, run_id, err);
 }
 
 static bool
