@@ -176,7 +176,7 @@ admit_locked(struct store *store, struct admission *a, const struct run_row *run
 	return store_ticket_add(store, &t, &a->ticket, err);
 }
 
-/* Our ticket's heartbeat: renewed (in the transaction) at half its ttl. */
+/* Our ticket's heartbeat: renewed at half its ttl. */
 static bool
 place_due(const struct admission *a, double now)
 {
@@ -186,11 +186,11 @@ place_due(const struct admission *a, double now)
 /*
  * A waiter's look, O(1) in the queue's length: one row says who heads the
  * queue.  Behind a live head it stays behind (*decided, not admitted; its
- * ahead is the last full look's), renewing its ticket when due.  At the head, the key's running rows
- * (at most max live ones) and its budgets are read, as census_take() would
- * with nobody ahead.  A dead head, a lost ticket, or a head that finds a
- * slot free or a dead run goes on to the transaction (*decided false, c
- * filled).
+ * ahead is the last full look's), renewing its ticket when due.  At the
+ * head, the key's running rows (at most max live ones) and its budgets are
+ * read, as census_take() would with nobody ahead.  A dead head, a lost
+ * ticket, or a head that finds a slot free or a dead run goes on to the
+ * transaction (*decided false, c filled).
  */
 static bool
 waiter_look(struct store *store, struct admission *a, double now, struct census *c, bool *admitted,
