@@ -65,21 +65,38 @@ stats_reset() { q "SELECT pg_stat_statements_reset(); SELECT pg_stat_reset()" > 
 statements() { q "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat%'"; }
 sessions() { q "SELECT sessions FROM pg_stat_database WHERE datname = 'postgres'"; }
 
+# The server's CPU in clock ticks: its live backends' utime + stime, and
+# the ended ones' (the postmaster's cutime + cstime).
+pgcpu() {
+	local pm p
+	pm=$(head -1 "$dir/server/data/postmaster.pid")
+	{
+		sed 's/.*) //' "/proc/$pm/stat" | awk '{ print $14 + $15 }'
+		for p in $(pgrep -P "$pm"); do
+			sed 's/.*) //' "/proc/$p/stat" 2> /dev/null | awk '{ print $12 + $13 }'
+		done
+	} | awk '{ s += $1 } END { print s + 0 }'
+}
 # per_spawn LABEL STATUS CMD...: RUNS spawns on host 0; statements and
 # connections per spawn.
 per_spawn() {
-	local label=$1 want=$2 i rc s0 c0
+	local label=$1 want=$2 i rc s0 c0 t0
 	shift 2
 	stats_reset
 	s0=$(statements)
 	c0=$(sessions)
+	t0=$(pgcpu)
 	for i in $(seq "$RUNS"); do
 		rc=0
 		on 0 "$@" > /dev/null 2>&1 || rc=$?
 		[ "$rc" -eq "$want" ] || { echo "fleet: $label exited $rc, not $want" >&2; exit 1; }
 	done
 	awk -v l="$label" -v s="$(( $(statements) - s0 ))" -v c="$(( $(sessions) - c0 - 2 ))" -v n="$RUNS" \
-		'BEGIN { printf "%-28s %6.1f statements  %4.2f connections per spawn\n", l, s / n, c / n }'
+		-v cpu="$(( ($(pgcpu) - t0) * 1000 / $(getconf CLK_TCK) ))" \
+		'BEGIN { printf "%-28s %6.1f statements  %4.2f connections  %5.1f ms of server CPU per spawn\n", l, s / n, c / n, cpu / n }'
+	# LIST=1: which statements, and how many of each per spawn
+	[ -z "${LIST:-}" ] || q "SELECT round(calls::numeric / $RUNS, 2) || ' ' || left(regexp_replace(query, '\s+', ' ', 'g'), 110)
+		FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat%' ORDER BY calls DESC" | sed 's/^/     /'
 }
 
 if want 1; then
@@ -122,31 +139,30 @@ fi
 if want 3; then
 echo "== 3. $WAITERS waiters on one slot key for ${WAIT_SECS}s"
 config_all '[store]\nkeep_runs = 0\nkeep_days = 0\n[family.claude]\nmax_concurrent = 1\n'
-on 0 "$RLWRAP" -q -f claude -- sleep $((WAIT_SECS + 5)) &
+# The holder outlasts the measurement (100 wrappers take a while to start
+# on a busy machine); ended by its wrapper's pid afterwards.
+on 0 exec "$RLWRAP" -q -f claude -- sleep $((WAIT_SECS + 120)) &
 holder=$!
 sleep 1
 for i in $(seq "$WAITERS"); do
 	on $((i % HOSTS)) "$RLWRAP" -q --wait=$((WAIT_SECS + 60)) -f claude -- "$TRUE" &
 done
 sleep 3
+queued() { q "SELECT count(*) FROM fleet_bench.slot_queue"; }
+q0=$(queued)
 stats_reset
-# The server's CPU in clock ticks: its live backends' utime + stime, and
-# the ended ones' (the postmaster's cutime + cstime).
-pgcpu() {
-	local pm p
-	pm=$(head -1 "$dir/server/data/postmaster.pid")
-	{
-		sed 's/.*) //' "/proc/$pm/stat" | awk '{ print $14 + $15 }'
-		for p in $(pgrep -P "$pm"); do
-			sed 's/.*) //' "/proc/$p/stat" 2> /dev/null | awk '{ print $12 + $13 }'
-		done
-	} | awk '{ s += $1 } END { print s + 0 }'
-}
 c0=$(pgcpu)
 t0=$(now_ns)
 sleep "$WAIT_SECS"
 secs=$(( ($(now_ns) - t0) / 1000000000 ))
-echo "per second: $(q "SELECT round(sum(calls) / $secs) || ' statements, ' || round(sum(rows) / $secs) || ' rows' FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat%'"); server CPU: $(( ($(pgcpu) - c0) * 1000 / $(getconf CLK_TCK) )) ms in $secs s"
+cpu=$(( ($(pgcpu) - c0) * 1000 / $(getconf CLK_TCK) ))
+echo "waiters in the queue: $q0 at the start, $(queued) at the end"
+echo "per second: $(q "SELECT round(sum(calls) / $secs) || ' statements, ' || round(sum(rows) / $secs) || ' rows returned, ' || round(sum(total_exec_time) / $secs) || ' ms executing' FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat%'"), $(q "SELECT round(sum(coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0)) / $secs) FROM pg_stat_user_tables WHERE schemaname = 'fleet_bench'") rows read (pg_stat_user_tables); server CPU: $cpu ms in $secs s"
+q "SELECT calls, rows, query FROM pg_stat_statements WHERE query NOT LIKE '%pg_stat%' ORDER BY calls DESC LIMIT 6" \
+	| sed 's/^/   /' | cut -c1-160
+q "SELECT relname, seq_scan, seq_tup_read, idx_scan, idx_tup_fetch FROM pg_stat_user_tables WHERE schemaname = 'fleet_bench' AND seq_tup_read + coalesce(idx_tup_fetch, 0) > 0" \
+	| sed 's/^/   /'
+kill "$holder"
 wait "$holder" || true
 wait
 fi

@@ -185,6 +185,11 @@ int status_print_short(const struct breaker *rows, size_t nrows, const struct fa
     size_t ncounts, const struct budget_state *budgets, size_t nbudgets, const struct short_readings *readings,
     time_t now);
 
+/* The open breakers this host's memo still refuses spawns by that the
+ * server's rows (server[n]) no longer show open (cmd/status_memo.c): lines,
+ * or into out's "memo" array; how many. */
+size_t status_print_memo(const struct config *cfg, const struct breaker *server, size_t n, json_t *out,
+    time_t now, const char *host);
 /* The usage readings for status (cmd/status_usage.c). */
 /* store: for the runway, the window's metered runs (NULL: the reading's pace alone). */
 json_t *status_reading_json(const struct config *cfg, struct store *store, const struct usage_reading *r,

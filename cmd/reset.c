@@ -1,9 +1,11 @@
 /* rlwrap reset (--all | KEY): close breakers by hand. */
 #include <err.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "breaker.h"
 #include "cmd.h"
+#include "failsignal.h"
 
 enum { OPT_ALL = OPT_LONG_BASE };
 
@@ -40,7 +42,13 @@ reset_exec(struct args *args)
 		warnx_visible("no breaker %s (account %s)", name, key.account);
 	} else {
 		cmd_forget_memo(&cfg);
-		printf("closed %d breaker%s\n", closed, closed == 1 ? "" : "s");
+		printf("closed %d breaker%s", closed, closed == 1 ? "" : "s");
+		/* Other hosts' memos refuse from what they read until it ages out. */
+		if (closed > 0 && cfg.store_memo_ttl > 0 && strcmp(store_backend_name(st.store), "postgresql") == 0) {
+			format_duration_short(cfg.store_memo_ttl, name, sizeof(name));
+			printf("; other hosts see it within %s (memo_ttl)", name);
+		}
+		putchar('\n');
 		rc = fflush(stdout) == 0 ? 0 : 1;
 		hooks_run_transitions(&cfg, &closes);
 	}

@@ -30,8 +30,12 @@
 #include "visible.h"
 
 #define POLL_MS_DEFAULT 5000
-/* A waiter for a slot looks this often (plus or minus a quarter). */
-#define SLOT_POLL_MS_DEFAULT 100
+/* A waiter for a slot looks after this long (plus or minus a quarter),
+ * twice as long after each look that finds no slot, up to the bound:
+ * a waiter costs the server a statement a second at most (the server's
+ * NOTIFY, where it can, wakes it sooner). */
+#define SLOT_POLL_MS_DEFAULT 50
+#define SLOT_POLL_MAX_MS_DEFAULT 1000
 
 double
 run_clock(const struct run_breaker *b)
@@ -362,6 +366,7 @@ struct gate {
 	double wait_max;            /* the breakers' budget; < 0: refuse at once */
 	double breaker_end;         /* start + wait_max */
 	double poll, slot_poll;
+	double slot_step, slot_poll_max;   /* the next look's interval, its bound */
 	double blocked_until, wake; /* a breaker wait: the reset and its jittered end */
 	long long wait_id;          /* the waits row of a slot wait; 0 = none */
 	double slot_end;            /* the end of the --wait budget for a slot or a budget */
@@ -559,7 +564,8 @@ check_slot(struct gate *g, double now, struct wait_reason *r, bool take)
 	if (admitted)
 		return WAIT_GO;
 	slot_wait_row(g, now);
-	r->next_check = now + g->slot_poll * (0.75 + (double)arc4random_uniform(501) / 1000);
+	r->next_check = now + g->slot_step * (0.75 + (double)arc4random_uniform(501) / 1000);
+	g->slot_step = g->slot_step * 2 < g->slot_poll_max ? g->slot_step * 2 : g->slot_poll_max;
 	r->until = 0;
 	if (b->slot.ahead == 0 && !b->slot.look.room) {
 		strlcpy(r->why, "room in ", sizeof(r->why));
@@ -713,6 +719,7 @@ gate_spawn(struct run_breaker *b, const struct run_opts *o, const struct run_ide
 		.slot_end = now + o->wait_max,
 		.poll = env_secs("RLWRAP_POLL_MS", POLL_MS_DEFAULT),
 		.slot_poll = env_secs("RLWRAP_SLOT_POLL_MS", SLOT_POLL_MS_DEFAULT),
+		.slot_poll_max = env_secs("RLWRAP_SLOT_POLL_MAX_MS", SLOT_POLL_MAX_MS_DEFAULT),
 		.store_closed_refuses = true,
 		.req = { .account = id->account, .family = id->family, .model = id->model,
 		    .holder = b->holder, .record = !b->read_only },
@@ -742,6 +749,7 @@ gate_spawn(struct run_breaker *b, const struct run_opts *o, const struct run_ide
 		budget_setup(b, id);
 		auto_setup(b, id);
 	}
+	g.slot_step = g.slot_poll < g.slot_poll_max ? g.slot_poll : g.slot_poll_max;
 	if ((rc = check_gate(&g, now, &r)) == WAIT_MORE)
 		rc = wait_loop_run(&w, &r);
 	gate_done(&g);

@@ -352,6 +352,8 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 		else
 			print_breaker(&d->breakers[i], view, now);
 	}
+	json_object_set_new(out, "memo", json_array());
+	shown += status_print_memo(d->cfg, d->breakers, d->breakers_len, json ? out : NULL, now, self.host);
 	if (!json && shown == 0)
 		printf(all ? "no breakers\n" : "no open breakers\n");
 	print_running(d, json ? out : NULL, now, self.host);

@@ -172,6 +172,55 @@ admit_locked(struct store *store, struct admission *a, const struct run_row *run
 	return store_ticket_add(store, &t, &a->ticket, err);
 }
 
+/* Our ticket's heartbeat: renewed at half its ttl. */
+static bool
+place_due(const struct admission *a, double now)
+{
+	return a->self.expires_at - now <= a->ttl / 2;
+}
+
+/*
+ * A waiter's look, O(1) in the queue's length: one row says who heads the
+ * queue.  Behind a live head it stays behind (*decided, not admitted; its
+ * ahead is the last full look's), renewing its ticket when due.  At the
+ * head, the key's running rows (at most max live ones) and its budgets are
+ * read, as census_take() would with nobody ahead.  A dead head, a lost
+ * ticket, or a head that finds a slot free or a dead run goes on to the
+ * transaction (*decided false, c filled).
+ */
+static bool
+waiter_look(struct store *store, struct admission *a, double now, struct census *c, bool *admitted,
+    bool *decided, struct store_error *err)
+{
+	struct slot_ticket head;
+	bool ours;
+
+	*decided = false;
+	memset(c, 0, sizeof(*c));
+	a->look = (struct budget_look){ .room = true };
+	if (!store_queue_head(store, a->account, a->family, a->ticket, &head, &ours, err))
+		return false;
+	if (!ours || (head.id != a->ticket && !holder_alive(&head.owner, now, a->self.host))) {
+		c->dead = true;   /* the transaction clears it, or puts us back */
+		return true;
+	}
+	c->ours = true;
+	if (head.id != a->ticket) {
+		a->ahead = a->ahead > 0 ? a->ahead : 1;
+		*admitted = false;
+		*decided = true;
+		/* One row's write, no lock: a dead-owner sweep that removed it
+		 * first is seen at the next look (!ours). */
+		if (!place_due(a, now))
+			return true;
+		a->self.expires_at = now + a->ttl;
+		return store_ticket_renew(store, a->ticket, a->self.expires_at, err);
+	}
+	return count_running(store, a->account, a->family, now, a->self.host, false, c, NULL, err) &&
+	    (!has_budget(a) || c->running >= a->max ||
+	    budget_look(store, a->budget, now, a->reserve, &a->look, err));
+}
+
 bool
 admission_try(struct store *store, struct admission *a, const struct run_row *run, double now,
     bool *admitted, long long *run_id, struct store_error *err)
@@ -194,15 +243,21 @@ admission_try(struct store *store, struct admission *a, const struct run_row *ru
 		*admitted = true;
 		return run == NULL || start_run(store, a, run, run_id, err);
 	}
-	/* Everyone looks first without the lock: a freed slot wakes only the
-	 * waiter it admits, not every one of them, and a free slot costs a
-	 * spawn one transaction, the one that writes its row. */
-	if (!census_take(store, a, now, false, &c, err))
+	if (a->ticket != 0) {
+		bool decided;
+
+		if (!waiter_look(store, a, now, &c, admitted, &decided, err))
+			return false;
+		if (decided)
+			return true;
+	} else if (!census_take(store, a, now, false, &c, err))
+		/* Everyone else looks first without the lock: a free slot costs
+		 * a spawn one transaction, the one that writes its row. */
 		return false;
 	a->running = c.running;
 	a->ahead = c.ahead;
 	*admitted = slot_free(a, &c);
-	place_kept = a->ticket != 0 && c.ours && a->self.expires_at - now > a->ttl / 2;
+	place_kept = a->ticket != 0 && c.ours && !place_due(a, now);
 	if (!c.dead && ((run == NULL && *admitted) || (!*admitted && place_kept)))
 		return true;
 	if (!store_begin(store, err))

@@ -35,7 +35,10 @@ struct admission {
 	struct probe_lease self;  /* this wrapper; expires_at is set at each write */
 	double ttl;               /* how long a write keeps self alive for other hosts */
 	long long ticket;         /* our place in the queue; 0 = none */
-	long running, ahead;      /* at the last look: live runs, live tickets before ours */
+	/* At the last look: live runs, live tickets before ours.  A waiter
+	 * behind a live head reads neither (one row per look): they are its
+	 * last full look's (joining, or when the head was dead). */
+	long running, ahead;
 	/* Budgets of (account, family) (NULL or count 0: none): a slot is also
 	 * free only when every one has room for reserve tokens and a run; the
 	 * run that takes it reserves them in the same transaction. */

@@ -644,6 +644,37 @@ record_locked(struct store *store, void *arg, struct store_error *err)
 	return ok;
 }
 
+/*
+ * On a server, a run that trips nothing, settles no budget, and whose key
+ * has no breaker row, changes no breaker: its row is written alone (one
+ * statement), after a read without the lock.  A row another process writes
+ * meanwhile is ordered after this run, which is what its success would
+ * have said of it anyway (tripped_since_gate()).  *done false: the
+ * transaction decides.
+ */
+static bool
+record_plain(struct store *store, struct record_ctx *ctx, bool *done, struct store_error *err)
+{
+	struct breaker *rows;
+	size_t count;
+
+	*done = false;
+	/* A file commits each statement by itself: one transaction is cheaper there. */
+	if (strcmp(store_backend_name(store), "postgresql") != 0 || store_on_journal(store))
+		return true;
+	if (ctx->run->budgets != NULL || (ctx->cfg->breaker_enabled && breaker_signal_trips(ctx->cfg, ctx->sig)))
+		return true;
+	if (ctx->cfg->breaker_enabled) {
+		if (!store_breakers_of(store, ctx->record.account, ctx->record.family, &rows, &count, err))
+			return false;
+		free(rows);
+		if (count > 0)
+			return true;
+	}
+	*done = true;
+	return store_run_add(store, &ctx->record, ctx->run->ended_at, &ctx->out->run_id, err);
+}
+
 static const char *
 first_set(const char *a, const char *b, const char *fallback)
 {
@@ -659,7 +690,7 @@ breaker_record_run(struct store *store, const struct config *cfg, const struct r
 	struct record_ctx ctx = { .cfg = cfg, .run = run, .sig = sig, .out = outcome };
 	json_t *argv = NULL;
 	char *argv_text = NULL, *exact = NULL;
-	bool ok;
+	bool ok, done;
 
 	memset(outcome, 0, sizeof(*outcome));
 	if (run->argv != NULL && (argv = redact_argv_json(run->argc, run->argv, &outcome->argv_redacted)) == NULL) {
@@ -687,7 +718,7 @@ breaker_record_run(struct store *store, const struct config *cfg, const struct r
 	};
 	strlcpy(ctx.record.uid, run->uid != NULL ? run->uid : "", sizeof(ctx.record.uid));
 	strlcpy(ctx.record.hmac, run->hmac != NULL ? run->hmac : "", sizeof(ctx.record.hmac));
-	ok = in_transaction(store, record_locked, &ctx, err);
+	ok = record_plain(store, &ctx, &done, err) && (done || in_transaction(store, record_locked, &ctx, err));
 	if (!ok)   /* rolled back: nothing changed */
 		memset(&outcome->transitions, 0, sizeof(outcome->transitions));
 	free(argv_text);

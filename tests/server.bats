@@ -180,9 +180,18 @@ refusals() {
 	host a
 	run "$RLWRAP" reset claude
 	assert_success
+	assert_output "closed 1 breaker; other hosts see it within 30s (memo_ttl)"
 	host b
 	RLWRAP_TEST_NOW=$((T0 + 29)) run -75 "$RLWRAP" -- claude
 	assert_equal "$(refusals)" 1
+	# b's status says what refuses its spawns: its memo, not the server.
+	RLWRAP_TEST_NOW=$((T0 + 29)) run -0 "$RLWRAP" status
+	assert_output --regexp "claude +open \(from this host's memo\) until 2026-11-30T12:00:3[0-9]Z"
+	refute_output --partial "no open breakers"
+	RLWRAP_TEST_NOW=$((T0 + 29)) run -0 "$RLWRAP" status --json
+	assert_equal "$(jq -r '.memo | length' <<< "$output")" 1
+	RLWRAP_TEST_NOW=$((T0 + 31)) run -0 "$RLWRAP" status
+	assert_output --partial "no open breakers"
 	success_stream "$BATS_TEST_TMPDIR/ok"
 	RLWRAP_TEST_NOW=$((T0 + 31)) FAKE_STREAM=$BATS_TEST_TMPDIR/ok run "$RLWRAP" -- claude
 	assert_success

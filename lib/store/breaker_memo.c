@@ -2,6 +2,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -119,6 +120,35 @@ memo_blocker(const char *path, const char *account, const char *family, const ch
 	}
 	json_decref(rows);
 	return found;
+}
+
+bool
+memo_open_rows(const char *path, double now, double ttl, struct breaker **rows, size_t *count)
+{
+	json_t *doc = memo_rows(path), *row;
+	struct breaker b;
+	size_t i;
+
+	*rows = NULL;
+	*count = 0;
+	json_array_foreach(doc, i, row) {
+		double seen = row_number(row, "seen_at");
+		struct breaker *grown;
+
+		if (now - seen >= ttl || seen - now >= ttl || !row_breaker(row, &b) || b.resets_at <= now)
+			continue;
+		if ((grown = reallocarray(*rows, *count + 1, sizeof(**rows))) == NULL) {
+			free(*rows);
+			*rows = NULL;
+			*count = 0;
+			json_decref(doc);
+			return false;
+		}
+		*rows = grown;
+		(*rows)[(*count)++] = b;
+	}
+	json_decref(doc);
+	return true;
 }
 
 static json_t *

@@ -38,6 +38,10 @@ bool memo_blocker(const char *path, const char *account, const char *family, con
  */
 void memo_note(const char *path, const char *account, const char *family, const char *model,
     const struct breaker *open, double now);
+/* Every open breaker the memo holds that still refuses spawns of this host
+ * at now (read at most ttl seconds before, not reset yet), updated_at the
+ * time it was read; *rows NULL when none, else the caller's to free. */
+bool memo_open_rows(const char *path, double now, double ttl, struct breaker **rows, size_t *count);
 /* Everything the memo holds goes (a reset made here). */
 void memo_forget(const char *path);
 

@@ -415,6 +415,41 @@ store_wait_totals(struct store *store, double since, struct wait_total **rows, s
 	return ON_STORE(store, err, wait_totals(target(store), since, rows, count, err));
 }
 
+/* A backend without its own statement: the queue read whole. */
+static bool
+queue_head_of_tickets(struct store *store, const char *account, const char *family, long long ticket,
+    struct slot_ticket *head, bool *ours, struct store_error *err)
+{
+	struct slot_ticket *rows;
+	size_t count;
+
+	if (!store_tickets(store, account, family, &rows, &count, err))
+		return false;
+	if (count > 0)
+		*head = rows[0];
+	for (size_t i = 0; i < count && !*ours; i++)
+		*ours = rows[i].id == ticket;
+	free(rows);
+	return true;
+}
+
+bool
+store_queue_head(struct store *store, const char *account, const char *family, long long ticket,
+    struct slot_ticket *head, bool *ours, struct store_error *err)
+{
+	memset(head, 0, sizeof(*head));
+	*ours = false;
+	if (target(store)->ops->queue_head == NULL)
+		return queue_head_of_tickets(store, account, family, ticket, head, ours, err);
+	if (target(store)->ops->queue_head(target(store), account, family, ticket, head, ours, err))
+		return true;
+	if (!again_on_journal(store, err))
+		return false;
+	return target(store)->ops->queue_head == NULL ?
+	    queue_head_of_tickets(store, account, family, ticket, head, ours, err) :
+	    target(store)->ops->queue_head(target(store), account, family, ticket, head, ours, err);
+}
+
 bool
 store_tells_slots(const struct store *store)
 {

@@ -307,6 +307,12 @@ bool store_ticket_renew(struct store *store, long long id, double alive_until, s
  * queue order.  *rows is NULL when none. */
 bool store_tickets(struct store *store, const char *account, const char *family,
     struct slot_ticket **rows, size_t *count, struct store_error *err);
+/* A waiter's look at (account, family)'s queue: its first ticket (*head,
+ * id 0 when the queue is empty) and whether ticket is still in it (*ours).
+ * On a server one indexed statement returning one row, whatever the
+ * queue's length. */
+bool store_queue_head(struct store *store, const char *account, const char *family, long long ticket,
+    struct slot_ticket *head, bool *ours, struct store_error *err);
 /* Whether this backend can tell a waiter that a slot may have freed (the
  * PostgreSQL one: LISTEN/NOTIFY); without it waiters poll. */
 bool store_tells_slots(const struct store *store);

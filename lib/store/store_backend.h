@@ -54,6 +54,9 @@ struct store_ops {
 	bool (*ticket_renew)(struct store *store, long long id, double alive_until, struct store_error *err);
 	bool (*tickets)(struct store *store, const char *account, const char *family,
 	    struct slot_ticket **rows, size_t *count, struct store_error *err);
+	/* Optional (NULL: store.c reads the whole queue): as store_queue_head(). */
+	bool (*queue_head)(struct store *store, const char *account, const char *family, long long ticket,
+	    struct slot_ticket *head, bool *ours, struct store_error *err);
 	/* Optional (NULL: the backend cannot tell, waiters poll): sleeps up to
 	 * secs or until another process says a slot may have freed. */
 	bool (*slot_await)(struct store *store, double secs, bool *told, struct store_error *err);

@@ -513,6 +513,9 @@ static const char *const schema_tables[] = {
 	"CREATE TABLE IF NOT EXISTS slot_queue (id bigserial PRIMARY KEY, at double precision NOT NULL,"
 	" account text NOT NULL, family text NOT NULL, model text, host text NOT NULL, pid bigint NOT NULL,"
 	" pid_start_time bigint, alive_until double precision NOT NULL)",
+	/* A waiter's look reads its key's head and nothing else (schemas made
+	 * or migrated since: an older one finds it by the primary key). */
+	"CREATE INDEX IF NOT EXISTS slot_queue_key ON slot_queue (account, family, id)",
 	"CREATE TABLE IF NOT EXISTS budget_buckets (account text NOT NULL, family text NOT NULL,"
 	" model text NOT NULL DEFAULT '', width double precision NOT NULL, bucket double precision NOT NULL,"
 	" origin text NOT NULL DEFAULT '', tokens double precision NOT NULL DEFAULT 0,"
@@ -990,24 +993,40 @@ pg_history_add(struct store *store, const struct breaker *b, const char *event,
 
 /* ---- runs, waits, counts ----------------------------------------------- */
 
-/* Inserts run, or (run->id set) completes that row; *run_id. */
+#define SLOT_CHANNEL "rlwrap_slot"
+
+/* Inserts run, or (run->id set) completes that row; *run_id.  notify: the
+ * completion also tells the waiters for a slot (slot_maybe_freed()), in the
+ * same statement. */
 static bool
-write_run(struct pg_store *pg, const struct run_row *run, long long *run_id, struct store_error *err)
+write_run(struct pg_store *pg, const struct run_row *run, bool notify, long long *run_id,
+    struct store_error *err)
 {
 	struct db_value v[64];
-	char sql[2048];
+	char sql[2048] = "";
 	PGresult *res;
 	size_t n = 0;
-	bool fits = run->id != 0 ? runs_update_sql("runs", '$', sql, sizeof(sql)) :
-	    runs_insert_sql("runs", '$', sql, sizeof(sql));
+	bool fits;
 
+	notify = notify && run->id != 0;
+	if (notify)
+		strlcpy(sql, "WITH done AS (", sizeof(sql));
+	fits = run->id != 0 ? runs_update_sql("runs", '$', sql + strlen(sql), sizeof(sql) - strlen(sql)) :
+	    runs_insert_sql("runs", '$', sql, sizeof(sql));
 	if (!fits || strlcat(sql, " RETURNING id", sizeof(sql)) >= sizeof(sql))
 		return set_error(err, STORE_ERR_IO, "%s: the runs insert does not fit", pg->base.path);
-	for (size_t i = 0; i < run_columns_count && n + 1 < sizeof(v) / sizeof(v[0]); i++)
+	for (size_t i = 0; i < run_columns_count && n + 2 < sizeof(v) / sizeof(v[0]); i++)
 		if (run_column_written(&run_columns[i], run->id != 0))
 			run_column_value(run, &run_columns[i], &v[n++]);
 	if (run->id != 0)
 		v[n++] = (struct db_value){ .type = DB_INT, .i = run->id };
+	if (notify) {
+		v[n++] = text_value(pg->schema);
+		snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), ") SELECT id, pg_notify('" SLOT_CHANNEL
+		    "', $%zu) FROM done", n);
+		if (strlen(sql) + 1 >= sizeof(sql))
+			return set_error(err, STORE_ERR_IO, "%s: the runs update does not fit", pg->base.path);
+	}
 	if (!pg_run(pg, sql, v, n, &res, "recording the run", err))
 		return false;
 	*run_id = PQntuples(res) > 0 ? cell_int(res, 0, 0, 0) : run->id;
@@ -1052,8 +1071,6 @@ prune(struct pg_store *pg, long long last_run_id, double now, struct store_error
  * a transaction the notice goes out at its commit.  Waiters still look every
  * poll interval, for the holders that die without a word.
  */
-#define SLOT_CHANNEL "rlwrap_slot"
-
 static bool
 slot_maybe_freed(struct pg_store *pg, struct store_error *err)
 {
@@ -1102,8 +1119,7 @@ static bool
 pg_run_add(struct store *store, const struct run_row *run, double now,
     long long *run_id, struct store_error *err)
 {
-	return write_run(pg_of(store), run, run_id, err) && prune(pg_of(store), *run_id, now, err) &&
-	    (run->id == 0 || slot_maybe_freed(pg_of(store), err));
+	return write_run(pg_of(store), run, true, run_id, err) && prune(pg_of(store), *run_id, now, err);
 }
 
 #define WAITS_INSERT "INSERT INTO waits (at, kind, account, family, scope, model, reason, resets_at," \
@@ -1312,7 +1328,7 @@ pg_run_start(struct store *store, const struct run_row *run, long long *run_id, 
 	struct run_row row = *run;
 
 	row.id = 0;
-	return write_run(pg_of(store), &row, run_id, err);
+	return write_run(pg_of(store), &row, false, run_id, err);
 }
 
 static bool
@@ -1447,6 +1463,28 @@ pg_tickets(struct store *store, const char *account, const char *family,
 	    " q.pid_start_time, q.alive_until, h.alive_until FROM slot_queue q LEFT JOIN hosts h ON h.host = q.host"
 	    " WHERE $2::text IS NULL OR (q.account = $1 AND q.family = $2) ORDER BY q.id",
 	    key, 2, sizeof(**rows), ticket_from_row, rows, count, "reading the queue for slots", err);
+}
+
+/* The key's index finds the head, the primary key our ticket: one row,
+ * however long the queue. */
+static bool
+pg_queue_head(struct store *store, const char *account, const char *family, long long ticket,
+    struct slot_ticket *head, bool *ours, struct store_error *err)
+{
+	struct db_value key[3] = { text_value(account), text_value(family), int_value(ticket, LLONG_MIN) };
+	PGresult *res;
+
+	if (!pg_run(pg_of(store), "SELECT q.id, q.family, q.account, q.model, q.at, q.host, q.pid,"
+	    " q.pid_start_time, q.alive_until, h.alive_until, EXISTS (SELECT 1 FROM slot_queue WHERE id = $3)"
+	    " FROM (SELECT * FROM slot_queue WHERE account = $1 AND family = $2 ORDER BY id LIMIT 1) q"
+	    " LEFT JOIN hosts h ON h.host = q.host", key, 3, &res, "looking at the queue for a slot", err))
+		return false;
+	if (PQntuples(res) > 0) {
+		ticket_from_row(res, 0, head);
+		*ours = strcmp(PQgetvalue(res, 0, 10), "t") == 0;
+	}
+	PQclear(res);
+	return true;
 }
 
 /* ---- usage readings ---- */
@@ -1672,6 +1710,7 @@ const struct store_ops store_pg_ops = {
 	.ticket_remove = pg_ticket_remove,
 	.ticket_renew = pg_ticket_renew,
 	.tickets = pg_tickets,
+	.queue_head = pg_queue_head,
 	.slot_await = pg_slot_await,
 	.budget_add = pg_budget_add,
 	.budget_prune = pg_budget_prune,
