@@ -32,7 +32,7 @@
 struct store;
 
 /* The schema this build writes (PRAGMA user_version). */
-#define STORE_SCHEMA_VERSION 11
+#define STORE_SCHEMA_VERSION 12
 #define STORE_BUSY_TIMEOUT_MS 5000
 
 enum store_status {

@@ -513,8 +513,7 @@ static const char *const schema_tables[] = {
 	"CREATE TABLE IF NOT EXISTS slot_queue (id bigserial PRIMARY KEY, at double precision NOT NULL,"
 	" account text NOT NULL, family text NOT NULL, model text, host text NOT NULL, pid bigint NOT NULL,"
 	" pid_start_time bigint, alive_until double precision NOT NULL)",
-	/* A waiter's look reads its key's head and nothing else (schemas made
-	 * or migrated since: an older one finds it by the primary key). */
+	/* A waiter's look reads its key's head and nothing else (version 12). */
 	"CREATE INDEX IF NOT EXISTS slot_queue_key ON slot_queue (account, family, id)",
 	"CREATE TABLE IF NOT EXISTS budget_buckets (account text NOT NULL, family text NOT NULL,"
 	" model text NOT NULL DEFAULT '', width double precision NOT NULL, bucket double precision NOT NULL,"

@@ -104,6 +104,9 @@ static const char *const schema_steps[STORE_SCHEMA_VERSION] = {
 	" at REAL NOT NULL, PRIMARY KEY (account, family, win));",
 	/* 10 -> 11: host leases (holder.h): a host's runs live while it renews. */
 	"CREATE TABLE hosts (host TEXT PRIMARY KEY, alive_until REAL NOT NULL);",
+	/* 11 -> 12: a slot waiter's look at the head of its key's queue is one
+	 * indexed row (the server's reason; here it keeps both schemas alike). */
+	"CREATE INDEX IF NOT EXISTS slot_queue_key ON slot_queue (account, family, id);",
 };
 
 static bool sqlite_begin(struct store *store, struct store_error *err);
