@@ -128,7 +128,7 @@ server_pids() {
 	kill -STOP $pids
 	local start=$SECONDS
 	# A trip during the outage, then the next spawn on the same host.
-	on host-a env FAKE_STREAM="$BATS_TEST_TMPDIR/limit" "$RLWRAP" -q -- claude -p trip-on-a > /dev/null 2>&1 || true
+	on host-a env FAKE_STREAM="$BATS_TEST_TMPDIR/limit" "$RLWRAP" -q -- claude -p trip-on-a > /dev/null 2> host-a/trip.err || true
 	run -75 on host-a env FAKE_MARKER="$BATS_TEST_TMPDIR/ran-a" "$RLWRAP" -- claude -p next-on-a
 	assert_output --partial "refused: claude"
 	[ ! -e ran-a ]

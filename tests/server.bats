@@ -149,6 +149,28 @@ tcp_url() {
 	assert_output --partial "$(printf 'a\0b')"
 }
 
+@test "a run the server started and the journal completed (the server away at its end) is replayed finished, once" {
+	"$RLWRAP" status > /dev/null   # the schema, and the journal's directory
+	# The child waits for go; meanwhile another process of this host met
+	# the server away (its mark), so the run's end is written to a journal
+	# opened in the server's place.  Its row there must carry the run's
+	# identity: the server's id names another run or none in the journal.
+	RLWRAP_STORE_AWAY_MS=60000 "$RLWRAP" -f claude -- sh -c 'i=0
+		while [ ! -e go ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done; exit 3' &
+	local pid=$!
+	for _ in $(seq 300); do [ "$(db "select count(*) from runs where state = 'running'")" = 1 ] && break; sleep 0.1; done
+	assert_equal "$(db "select count(*) from runs where state = 'running'")" 1
+	touch "$XDG_STATE_HOME/rlwrap/journal.db.away"
+	touch go
+	exits 3 wait "$pid"
+	rm -f "$XDG_STATE_HOME/rlwrap/journal.db.away"
+	run "$RLWRAP" status --json   # the server answers: the journal is replayed
+	assert_success
+	echo "$output" | jq -e '.journal.pending_runs == 0'
+	assert_equal "$(db "select count(*) from runs")" 1
+	assert_equal "$(db "select state, exit_code from runs")" "finished|3"
+}
+
 # host NAME: this shell's HOME, state directory and host id become NAME's,
 # on the same server and schema.
 host() {

@@ -301,13 +301,13 @@ bool
 journal_open_server(const struct store_options *opts, struct store **out, struct store_error *err)
 {
 	struct store_error replay_err;
-
 	double ago;
 
 	if (store_server_ops == NULL)
 		return set_error(err, STORE_ERR_UNSUPPORTED, "PostgreSQL stores are not supported by this build "
 		    "(built without libpq)");
-	if (opts->trust_away && !opts->read_only && opts->journal_path[0] != '\0' && (ago = away_since(opts->journal_path)) >= 0) {
+	if (opts->trust_away && !opts->read_only && opts->journal_path[0] != '\0' &&
+	    (ago = away_since(opts->journal_path)) >= 0) {
 		set_error(err, STORE_ERR_UNREACHABLE, "the server did not answer %.1f s ago (not asked again for "
 		    "%.0f s)", ago, away_window());
 		return open_in_place_of(opts, out, err);

@@ -279,9 +279,11 @@ store_run_add(struct store *store, const struct run_row *run, double now,
 	struct run_row row = *run;
 
 	give_uid(&row);
-	/* A run the server started, completed after the server went away: a
-	 * journal row of its own, with the same identity, for the replay. */
-	if (store->on_journal && row.id != 0 && row.id == store->server_run_id) {
+	/* A run the server started, completed after the server went away (a
+	 * fail-over, or a journal opened in its place): a journal row of its
+	 * own, with the same identity, for the replay.  Never the server's id
+	 * on the journal's table, where it names another run or none. */
+	if (store_on_journal(store) && row.id != 0 && row.id == store->server_run_id) {
 		strlcpy(row.uid, store->server_run_uid, sizeof(row.uid));
 		row.id = 0;
 	}
@@ -303,7 +305,7 @@ store_run_start(struct store *store, const struct run_row *run, long long *run_i
 
 	give_uid(&row);
 	ok = ON_STORE(store, err, run_start(target(store), &row, run_id, err));
-	if (ok && !store->on_journal) {
+	if (ok && !store_on_journal(store)) {
 		store->server_run_id = *run_id;
 		strlcpy(store->server_run_uid, row.uid, sizeof(store->server_run_uid));
 	}
