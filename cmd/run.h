@@ -159,10 +159,9 @@ void run_record_refusal(struct run_breaker *b, const struct run_opts *o, const s
     const char *refused_by, const struct breaker *blk, double until);
 /* A re-run that succeeded marks its origin recovered by it. */
 void run_record_settle_origin(struct run_breaker *b, const struct run_result *r);
-/* Before the final store write of run_id: its outcome journaled (outcome.h),
- * path named for outcome_done() ("" when not journaled). */
-void run_record_journal(struct run_breaker *b, long long run_id, const struct run_result *r, char *path,
-    size_t size);
+/* The final store write of run_id failed: its outcome journaled (outcome.h)
+ * for the next wrapper or recover to settle; a failure here leaves it lost. */
+void run_record_journal(struct run_breaker *b, long long run_id, const struct run_result *r);
 /* The outcomes journaled by runs whose final write failed, settled now. */
 void run_record_settle_journal(struct run_breaker *b);
 

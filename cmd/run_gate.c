@@ -993,7 +993,6 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 	};
 	struct budget_settlement settlement;
 	struct store_error error;
-	char journal[PATH_MAX + 64];
 	double reserve_keep[READINGS_MAX];
 
 	/* The gate's count is of the family it asked about. */
@@ -1011,12 +1010,16 @@ record_after_run(struct run_breaker *b, const struct run_opts *o, const struct r
 	run.budgets = budget_settlement_of(b, r, &settlement);
 	adaptive_record_run(b, id, r);
 	readings_record_run(b, id, run.family, r, reserve_keep);
-	run_record_journal(b, run.run_id, r, journal, sizeof(journal));
-	if (b->store != NULL && breaker_record_run(b->store, &b->cfg, &run, &r->sig, &r->outcome, &error)) {
+	/* The outcome is journaled only when the write failed (its transaction
+	 * rolled back, the row still running): a wrapper killed before the
+	 * write never gave its caller the status either, and its run is lost
+	 * (docs/design.md section 7). */
+	if (b->store != NULL && breaker_record_run(b->store, &b->cfg, &run, &r->sig, &r->outcome, &error))
 		r->run_id = r->outcome.run_id;
-		outcome_done(journal);
-	} else if (b->store != NULL)
+	else if (b->store != NULL) {
+		run_record_journal(b, run.run_id, r);
 		store_trouble(b, &error);
+	}
 	b->gated = false;
 	run_record_settle_origin(b, r);
 	run_store_notice(b);

@@ -200,21 +200,19 @@ run_record_settle_origin(struct run_breaker *b, const struct run_result *r)
 }
 
 void
-run_record_journal(struct run_breaker *b, long long run_id, const struct run_result *r, char *path, size_t size)
+run_record_journal(struct run_breaker *b, long long run_id, const struct run_result *r)
 {
 	struct run_outcome o = {
 		.run_id = run_id, .exit_code = r->exit_code, .term_signal = r->term_signal,
 		.reason = r->sig.reason, .ended_at = r->clock_ended,
 	};
-	char why[PATH_MAX + 128];
+	char why[PATH_MAX + 128], path[PATH_MAX + 64];
 
-	*path = '\0';
 	if (b->store == NULL || b->read_only || run_id == 0)
 		return;
 	strlcpy(o.store, store_path(b->store), sizeof(o.store));
 	strlcpy(o.uid, b->uid, sizeof(o.uid));
-	if (!outcome_write(&o, path, size, why, sizeof(why)))
-		*path = '\0';   /* the store write alone, as before */
+	(void)outcome_write(&o, path, sizeof(path), why, sizeof(why));
 }
 
 void

@@ -76,12 +76,30 @@ host_hash(const char *host)
 	return h;
 }
 
+/* A file store's stamp: in the state directory (the journal's), named for
+ * the file and the host, so that a spawn's gate is not a write of its
+ * own to renew a lease another process of the host renewed a second ago. */
+static bool
+file_lease_stamp(const struct store_options *opts, const char *host, char *buf, size_t size)
+{
+	const char *slash = strrchr(opts->journal_path, '/');
+	int k;
+
+	if (slash == NULL)
+		return false;
+	k = snprintf(buf, size, "%.*s/file-%016llx-%016llx.lease", (int)(slash - opts->journal_path),
+	    opts->journal_path, host_hash(opts->path), host_hash(host));
+	return k > 0 && (size_t)k < size;
+}
+
 bool
 holder_lease_stamp(const struct store_options *opts, const char *host, char *buf, size_t size)
 {
 	size_t n;
 	int k;
 
+	if (!store_is_server_url(opts->path))
+		return file_lease_stamp(opts, host, buf, size);
 	if (!memo_path(opts, buf, size) || (n = strlen(buf)) < 5 || strcmp(buf + n - 5, ".memo") != 0)
 		return false;
 	k = snprintf(buf + n - 5, size - (n - 5), "-%016llx.lease", host_hash(host));

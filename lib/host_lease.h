@@ -25,9 +25,10 @@ bool holder_lease_due(const char *stamp, double every);
  * False only when a renewal was due and failed. */
 bool holder_lease_renew(struct store *store, const char *stamp, const char *host, double now,
     double every, double ttl, struct store_error *err);
-/* The stamp of host for the server store opts names, beside its memo (one
- * per host name: processes with different $RLWRAP_HOST may share a home);
- * false for a file store (each process renews at most once an interval). */
+/* The stamp of host for the store opts names: beside a server's memo, in
+ * the state directory for a file (one per store and host name: processes
+ * with different $RLWRAP_HOST may share a home); false when there is no
+ * state directory (each process renews at most once an interval). */
 bool holder_lease_stamp(const struct store_options *opts, const char *host, char *buf, size_t size);
 
 #endif

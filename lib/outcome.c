@@ -1,4 +1,4 @@
-/* outcome.c: the outcomes journaled before a run's final store write. */
+/* outcome.c: the outcomes journaled when a run's final store write failed. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -53,13 +53,6 @@ outcome_write(const struct run_outcome *o, char *path, size_t size, char *err, s
 		return false;
 	}
 	return true;
-}
-
-void
-outcome_done(const char *path)
-{
-	if (path != NULL && *path != '\0')
-		unlink(path);
 }
 
 static bool

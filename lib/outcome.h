@@ -1,11 +1,11 @@
 /*
- * outcome.h: a run's outcome, journaled beside the signing key before the
- * wrapper's final store write, so that a run whose child ended but whose
- * record did not reach the store (a full disk, a corrupt page, a server
- * gone) is never taken for lost: the next recover (or wrapper) settles
- * the running row with the exit status that was known (docs/design.md
- * section 7).  One small file per run, <state dir>/outcomes/<uid>, removed
- * once the store has the record.
+ * outcome.h: a run's outcome, journaled beside the signing key when the
+ * wrapper's final store write failed, so that a run whose child ended but
+ * whose record did not reach the store (a full disk, a corrupt page, a
+ * server gone) is never taken for lost: the next recover (or wrapper)
+ * settles the running row with the exit status that was known
+ * (docs/design.md section 7).  One small file per such run,
+ * <state dir>/outcomes/<uid>, removed once the store has the record.
  *
  * Ownership: plain data; paths in the caller's buffers.
  */
@@ -27,11 +27,9 @@ struct run_outcome {
 	double ended_at;
 };
 
-/* Writes o's file; *path (size) names it for outcome_done().  False with a
- * message: the run is then only as safe as its store write. */
+/* Writes o's file, named in path (size).  False with a message: the run
+ * is then lost. */
 bool outcome_write(const struct run_outcome *o, char *path, size_t size, char *err, size_t errlen);
-/* The store has the record: the file goes. */
-void outcome_done(const char *path);
 /* Settles every journaled outcome that belongs to store (its running row
  * completed as "finished", unless it was completed meanwhile); *settled
  * counts them.  Files of other stores are left for them. */

@@ -124,10 +124,11 @@ fail_open_check() {
 	# Nothing recorded before is lost; the next wrapper works without a word.
 	run history_args
 	for i in $(seq 1 5); do assert_line "pre-$i"; done
-	# The killed ones that got their running row written show as lost,
-	# unless their child had ended and its outcome was journaled before the
-	# kill: a later wrapper settled those as finished (docs/design.md
-	# section 7), so at most every killed run is added.
+	# The killed ones that got their running row written show as lost: a
+	# wrapper killed before its final write journals nothing (docs/design.md
+	# section 7); one whose write was in is counted above as recorded; a
+	# later wrapper settling a journaled outcome (none here) adds at most
+	# every killed run.
 	finished=$(timeout 20 "$RLWRAP" history --json | jq '[.[] | select(.state == "finished")] | length')
 	[ "$finished" -ge $((5 + ${#recorded[@]})) ] && [ "$finished" -le $((5 + ${#recorded[@]} + killed)) ] ||
 		fail "$finished finished runs: want $((5 + ${#recorded[@]})) to $((5 + ${#recorded[@]} + killed))"

@@ -177,16 +177,30 @@ test_pruning(void **state)
 	signal_of(&ok, REASON_NONE, "", 0);
 	snprintf(opts.path, sizeof(opts.path), "%s/prune.db", tmpdir);
 	assert_true(store_open(&opts, &store, &err));
-	for (int i = 0; i < 10; i++)
+	/* In batches: the 63rd run's write prunes nothing, the 64th's does. */
+	for (int i = 0; i < 63; i++)
 		record(store, &cfg, "default", "", &ok, NOW + i, NOW + i, NULL);
 	assert_true(store_family_counts(store, 0, &counts, &n, &err));
 	assert_int_equal(n, 1);
+	assert_int_equal(counts[0].runs, 63);
+	free(counts);
+	record(store, &cfg, "default", "", &ok, NOW + 63, NOW + 63, NULL);
+	assert_true(store_family_counts(store, 0, &counts, &n, &err));
 	assert_int_equal(counts[0].runs, 3);
 	free(counts);
-	/* Two days later, the old ones go by age. */
-	record(store, &cfg, "default", "", &ok, NOW + 2 * 86400, NOW + 2 * 86400, NULL);
+	store_close(store);
+	/* Two days later, without a count, the old ones go by age at the next
+	 * batch (run 128). */
+	opts.keep_runs = 0;
+	assert_true(store_open(&opts, &store, &err));
+	for (int i = 0; i < 63; i++)
+		record(store, &cfg, "default", "", &ok, NOW + 2 * 86400 + i, NOW + 2 * 86400 + i, NULL);
 	assert_true(store_family_counts(store, 0, &counts, &n, &err));
-	assert_int_equal(counts[0].runs, 1);
+	assert_int_equal(counts[0].runs, 66);
+	free(counts);
+	record(store, &cfg, "default", "", &ok, NOW + 2 * 86400 + 63, NOW + 2 * 86400 + 63, NULL);
+	assert_true(store_family_counts(store, 0, &counts, &n, &err));
+	assert_int_equal(counts[0].runs, 64);
 	free(counts);
 	store_close(store);
 }

@@ -760,7 +760,14 @@ sqlite_write_run(struct store *store, const struct run_row *run, long long *run_
 	return true;
 }
 
-/* History pruned on write: runs beyond keep_runs, and everything older than keep_days. */
+/* History pruned in batches, as on a server (store_pg.c): by the write of
+ * every PRUNE_EVERY-th run id, not by every spawn, so that a run's writes
+ * are its own rows only; the file may hold up to that many rows past
+ * keep_runs. */
+#define PRUNE_EVERY 64
+
+/* History pruned on write, when due: runs beyond keep_runs, and everything
+ * older than keep_days. */
 static bool
 prune(struct store *store, long long last_run_id, double now, struct store_error *err)
 {
@@ -771,6 +778,8 @@ prune(struct store *store, long long last_run_id, double now, struct store_error
 		"DELETE FROM waits WHERE ?3 > 0 AND at < ?4",
 	};
 
+	if (last_run_id % PRUNE_EVERY != 0)
+		return true;
 	for (size_t i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
 		sqlite3_stmt *st;
 		int rc = sqlite3_prepare_v2(db_of(store), sql[i], -1, &st, NULL);
