@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The release after a reset (issue 24): WAITERS spawns (default 20) of one
+# The release after a reset: WAITERS spawns (default 20) of one
 # family wait out its breaker across HOSTS simulated hosts (default 4: each
 # its own HOME and RLWRAP_HOST, as tests/fleet.bats does, on one state
 # file), under `release = ramp 4x 1s up to 4`, against a fake provider that

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Recovery under faults (issue 24): WRAPPERS wrappers (default 32) start
+# Recovery under faults: WRAPPERS wrappers (default 32) start
 # new tasks on one state file while RECOVERS loops (default 4) run
 # `rlwrap recover --yes` over and over, for DURATION seconds (default 60).
 # The fake agent fails now and then with a 529 and, while the provider is

@@ -15,7 +15,7 @@
 #   pool admission: chosen from the pool (two breaker reads, two readings)
 #   pool refusal:   both accounts tripped, against the one breaker tripped
 # Each binary keeps its own state file (a newer schema is not the old
-# binary's).  Goal (issue 29): within 0.5 ms of the baseline.
+# binary's).  Goal: within 0.5 ms of the baseline.
 #   BASELINE=path/to/old/rlwrap bench/reserve.sh [RUNS]
 #   bench/reserve.sh [RUNS]        # without BASELINE: the pool pairs only
 set -eu

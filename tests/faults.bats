@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Faults (issue 6): a wrapper killed in the middle of a store write, a full
+# Faults: a wrapper killed in the middle of a store write, a full
 # disk, a read-only store directory, a child that writes 1 GiB without a
 # newline, one that closes its stdout early, one that ignores SIGTERM.
 # Tests that need root powers (mount, ptrace) skip with the reason when the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # The guards against what a path, the stream or a shared store can say
-# (issue 25, docs/design.md section 13): output files never land on
+# (docs/design.md section 13): output files never land on
 # rlwrap's own files nor hang on a FIFO; stream values reach hooks, JSON
 # and files sanitised; store addresses never show a password; usage sums
 # saturate.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Hostile streams, shared machines and `recover --yes` (issue 10): what
+# Hostile streams, shared machines and `recover --yes`: what
 # came from outside is shown, never obeyed; argv is replayed exactly or not
 # at all; a re-run keeps its identity and runs once; the files rlwrap
 # writes and reads are checked (docs/design.md section 13).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# rlwrap metrics (issue 29): the state file as OpenMetrics text, with the
+# rlwrap metrics: the state file as OpenMetrics text, with the
 # names and labels rlwrap(1) documents: breakers, usage readings, slots,
 # budgets, runs and refusals of the last 24 hours.  promtool (Debian's
 # prometheus package) checks it where it is installed; the exposition's

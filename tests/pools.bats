@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Account pools (issue 29): [family.claude] accounts = work personal, each
+# Account pools: [family.claude] accounts = work personal, each
 # [account.NAME] with the environment that selects it.  A spawn nothing
 # pinned runs on the account that can run it now (not tripped, not in its
 # reserve, the most headroom, then the soonest reset), with that account's

@@ -97,7 +97,7 @@ in_pty() {
 # (with "limit") the session-limit banner as the last message, then exits
 # 0.  The screen's text is judged, and the raw capture read back through
 # the same emulator gives the same verdict.
-# (The verdict rules are issue 31's text rules: a banner that is the
+# (The verdict rules are the text rules: a banner that is the
 # agent's last message on the final screen trips whatever the exit status.)
 @test "an Ink screen ending on the session-limit banner trips, live and from its raw capture" {
 	export RLWRAP_TEST_NOW=2026-11-30T12:00:00Z

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Usage readings (issue 29): what the agents say of their usage windows is
+# Usage readings: what the agents say of their usage windows is
 # kept per account and window, the newest wins, written once per window at
 # the end of a run; status shows it; a family's reserve holds new batch
 # spawns while a reading says less than the reserve is left, the way an

@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# rlwrap recover and history (issue 5): exact filters, any-of, AND, --since,
+# rlwrap recover and history: exact filters, any-of, AND, --since,
 # usage errors with the valid lists, dry run, --yes re-running the stored
 # argv in the stored cwd through the wrapper, skips, and failures.
 # record-args (fixtures/bin) logs "CWD ARGS" to $FAKE_RECORD on every run.

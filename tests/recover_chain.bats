@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# Recovery as a chain with one owner (issue 24): refused spawns kept and
+# Recovery as a chain with one owner: refused spawns kept and
 # brought back after the reset, a re-run that names its origin and never
 # becomes one, --max-attempts, the claim held by the live re-run whatever
 # kills recover, the signature that refuses a planted row, and the

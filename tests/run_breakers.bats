@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The breakers through the wrapper (issue 4): refuse before spawning, the
+# The breakers through the wrapper: refuse before spawning, the
 # refusal line and JSON, never shorten, success closes, escalation, model
 # and account scopes, --wait, SIGINT, the probe lease, --retry, --force,
 # fail-open stores, and 40 wrappers at once.  Fake agents in fixtures/bin;

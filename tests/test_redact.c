@@ -148,7 +148,7 @@ test_redaction_shapes(void **state)
 }
 
 /*
- * The redaction table (issue 25): secret shapes of every kind, each with
+ * The redaction table: secret shapes of every kind, each with
  * the secret that must not survive; in_text: redact_text() finds it in a
  * message too, not only redact_arg() in a command line.  Then lookalikes,
  * which must come through unchanged.

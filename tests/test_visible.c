@@ -25,7 +25,7 @@ static void
 test_escape_sequences_shown(void **state)
 {
 	(void)state;
-	/* The forged model of issue 10: a title, a colour, a second line. */
+	/* The forged model: a title, a colour, a second line. */
 	expect_visible("opus\x1b]0;T\x07\x1b[31mRED\nrlwrap: forged",
 	    "opus\\e]0;T\\x07\\e[31mRED\\nrlwrap: forged");
 	expect_visible("a\tb\rc\x7f", "a\\tb\\rc\\x7F");
