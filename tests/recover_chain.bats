@@ -145,8 +145,9 @@ killed_mid_rerun() {
 	wait "$recover" || :
 	FAKE_STREAM="$BATS_TEST_TMPDIR/success" run -0 "$RLWRAP" recover --yes
 	assert_output --regexp "#1 skipped: a re-run of it \(pid [0-9]+ on .*\) runs now"
-	until_true 15 test -s "$FAKE_RECORD"
-	until_true 10 test "$(db "select count(*) from runs where recovered_by is not null")" = 1
+	# Hang bounds, ten times the 3 s job and its record on a loaded machine.
+	until_true 40 test -s "$FAKE_RECORD"
+	until_true 40 test "$(db "select count(*) from runs where recovered_by is not null")" = 1
 	FAKE_STREAM="$BATS_TEST_TMPDIR/success" run -0 "$RLWRAP" recover --yes
 	assert_output ""
 	assert_equal "$(lines "$FAKE_RECORD")" 1
