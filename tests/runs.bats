@@ -149,7 +149,10 @@ limit() {
 	for i in "${pids[@]}"; do wait "$i"; done
 	assert_equal "$(grep -c '^end ' "$AGENT_LOG")" 12
 	assert_equal "$(max_at_once)" 3
-	assert_equal "$(awk '$1 == "start" { printf "%s ", $2 }' "$AGENT_LOG")" "1 2 3 4 5 6 7 8 9 10 11 12 "
+	# In arrival order: two admitted together (two slots freed at once on a
+	# loaded machine) may log their start either way round, one place off.
+	awk '$1 == "start" { n++; d = $2 - n; if (d < -1 || d > 1) bad = bad " " $2 "@" n }
+		END { if (n != 12 || bad != "") { print "out of order:" bad; exit 1 } }' "$AGENT_LOG"
 	run "$RLWRAP" history --json
 	echo "$output" | jq -e 'length == 12 and all(.[]; .state == "finished")'
 	assert_equal "$(waiting_count)" 0
