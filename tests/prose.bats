@@ -49,9 +49,10 @@ fixture_tz() {
 
 # in_pty SHELL-COMMAND: runs it on a new terminal.  script(1)'s input stays
 # open (a sleep that ends on its own), so no end-of-file character is echoed
-# into the screen text.
+# into the screen text.  The sleep holds no other descriptor: `run` reads
+# the output to its end, and a sleep holding stderr kept it waiting 60 s.
 in_pty() {
-	timeout 60 script -qec "$1" /dev/null < <(exec sleep 60) | tr -d '\r\000'
+	timeout 60 script -qec "$1" /dev/null < <(exec sleep 60 2>/dev/null 3>&-) | tr -d '\r\000'
 }
 
 # no_breakers: the store holds no breaker at all.

@@ -21,8 +21,11 @@ setup() {
 	printf '%s\n' \
 		'{"type":"assistant","message":{"model":"claude-opus-4-6","role":"assistant","content":[{"type":"text","text":"ok"}]}}' \
 		'{"type":"result","subtype":"success","is_error":false,"result":"ok"}' > success
-	# slow-args: says it started, then runs for $SLOW_SECS before record-args.
-	printf '#!/bin/sh\necho "$*" >> "$BATS_TEST_TMPDIR/started"\nsleep "${SLOW_SECS:-0}"\nexec record-args "$@"\n' > slow-args
+	# slow-args: says it started, then runs for $SLOW_SECS before record-args,
+	# or, with SLOW_UNTIL, until that file exists (60 s at most: a hang bound).
+	printf '%s\n' '#!/bin/sh' 'echo "$*" >> "$BATS_TEST_TMPDIR/started"' \
+		'if [ -n "${SLOW_UNTIL:-}" ]; then i=0; while [ ! -e "$SLOW_UNTIL" ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i + 1)); done' \
+		'else sleep "${SLOW_SECS:-0}"; fi' 'exec record-args "$@"' > slow-args
 	# env-args: logs the account's variable, then record-args.
 	printf '#!/bin/sh\necho "dir=${CLAUDE_CONFIG_DIR:-}" >> "$BATS_TEST_TMPDIR/envlog"\nexec record-args "$@"\n' > env-args
 	chmod +x slow-args env-args
@@ -138,14 +141,16 @@ killed_mid_rerun() {
 	(cd proj && FAKE_STREAM=../overloaded "$RLWRAP" -q -- "$BATS_TEST_TMPDIR/slow-args" job > /dev/null)
 	: > "$FAKE_RECORD"
 	: > started
-	SLOW_SECS=3 FAKE_STREAM="$BATS_TEST_TMPDIR/success" "$RLWRAP" recover --yes > first.out 2>&1 &
+	# The re-run goes on until the test has looked at it (the file "release").
+	SLOW_UNTIL="$BATS_TEST_TMPDIR/release" FAKE_STREAM="$BATS_TEST_TMPDIR/success" "$RLWRAP" recover --yes > first.out 2>&1 &
 	local recover=$!
 	until_true 10 test -s started
 	kill "-$1" "$recover"
 	wait "$recover" || :
 	FAKE_STREAM="$BATS_TEST_TMPDIR/success" run -0 "$RLWRAP" recover --yes
 	assert_output --regexp "#1 skipped: a re-run of it \(pid [0-9]+ on .*\) runs now"
-	# Hang bounds, ten times the 3 s job and its record on a loaded machine.
+	touch "$BATS_TEST_TMPDIR/release"
+	# Hang bounds for the job's end and its record on a loaded machine.
 	until_true 40 test -s "$FAKE_RECORD"
 	until_true 40 test "$(db "select count(*) from runs where recovered_by is not null")" = 1
 	FAKE_STREAM="$BATS_TEST_TMPDIR/success" run -0 "$RLWRAP" recover --yes
