@@ -142,7 +142,9 @@ killed_mid_rerun() {
 	: > "$FAKE_RECORD"
 	: > started
 	# The re-run goes on until the test has looked at it (the file "release").
-	SLOW_UNTIL="$BATS_TEST_TMPDIR/release" FAKE_STREAM="$BATS_TEST_TMPDIR/success" "$RLWRAP" recover --yes > first.out 2>&1 &
+	# Signals at their defaults: a test run under nohup ignores HUP.
+	SLOW_UNTIL="$BATS_TEST_TMPDIR/release" FAKE_STREAM="$BATS_TEST_TMPDIR/success" \
+		env --default-signal "$RLWRAP" recover --yes > first.out 2>&1 &
 	local recover=$!
 	until_true 10 test -s started
 	kill "-$1" "$recover"
