@@ -93,7 +93,7 @@ no_breakers() {
 		rm -f sig.json "$RLWRAP_DB"*
 		in_pty "\"$RLWRAP\" -f ${fam:-generic} --signal-file sig.json -- cat \"$base.jsonl\"; echo \"rc=\$?\"" > out.txt
 		if ! grep -q 'rc=0$' out.txt; then
-			bad+=" $(basename "$base")(exit)"
+			bad+=" $(basename "$base")(exit; the screen ended: $(tail -c 120 out.txt | tr '\n' ' '))"
 		elif [ "$(jq -r .reason sig.json)" != none ] || ! no_breakers; then
 			bad+=" $(basename "$base")($(jq -r .reason sig.json))"
 		fi

@@ -37,6 +37,11 @@ teardown() {
 	fi
 }
 
+# first_run_is STATE: the newest run in the history is in STATE.
+first_run_is() {
+	"$RLWRAP" history --json | jq -e --arg s "$1" '.[0].state == $s' > /dev/null
+}
+
 # until_true SECS CMD...: retries CMD every 50 ms for SECS seconds.
 until_true() {
 	local secs=$1 i
@@ -251,9 +256,8 @@ limit() {
 	sleep 2
 	assert_equal "$(running_count)" 1
 	kill -STOP "$wrapper"
-	sleep 1
-	run "$RLWRAP" history --json
-	echo "$output" | jq -e '.[0].state == "lost"'
+	# Lost once its lease (a few renewals) runs out; 10 s is a hang bound.
+	until_true 10 first_run_is lost
 	kill -9 "$wrapper"
 }
 
