@@ -782,10 +782,10 @@ struct region_counts {
 	uint64_t text, text_nl;          /* that word's text line ends and its line ends */
 };
 
-/* Adds the lines that end at the bits nl of word w; first: the word's
+/* Adds the lines that end at the bits nl of a word; first: the word's
  * first non-blanks (a line whose first non-blank is its end is blank). */
 __attribute__((target("popcnt"))) static inline void
-region_count(struct region_counts *n, uint64_t nl, uint64_t first, size_t w)
+region_count(struct region_counts *n, uint64_t nl, uint64_t first)
 {
 	uint64_t text = nl & ~first;
 
@@ -817,7 +817,7 @@ __attribute__((target("popcnt"))) static size_t
 region_scan_words(const struct classifier *c, const char *base, const struct slice_bits *b,
     size_t words, struct region *r)
 {
-	struct first_nonblank f = { 1, false };
+	struct first_nonblank f = { 1, 0 };
 	struct region_counts n = { 0 };
 	uint64_t tail_in = 0;
 	size_t read = 0, w, at = SIZE_MAX;
@@ -831,10 +831,10 @@ region_scan_words(const struct classifier *c, const char *base, const struct sli
 		if (ask != 0 && (at = region_asks(c, base, b, words, w, ask, &read, &resume)) != SIZE_MAX) {
 			/* No line ends between that line's start and word w. */
 			if (at > w * 64)
-				region_count(&n, nl & (~0ULL >> (64 - (at - w * 64))), first, w);
+				region_count(&n, nl & (~0ULL >> (64 - (at - w * 64))), first);
 			break;
 		}
-		region_count(&n, nl, first, w);
+		region_count(&n, nl, first);
 	}
 	if (at == SIZE_MAX) {
 		region_counted(r, &n, b->nl, b->masked);
