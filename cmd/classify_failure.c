@@ -50,8 +50,10 @@ struct read_opts {
 /* How much of the start of an input tells whether it is a terminal
  * capture. */
 #define HEAD_MAX CAPTURE_HEAD_MAX
-/* Small enough to stay in the L2 cache between the copy and the scan. */
-#define CLASSIFY_READ_BUF (128 * 1024)
+/* Small enough to stay in the L2 cache between the copy and the scan;
+ * its pages are faults every run takes (128 KiB took 16 more, for the
+ * same instructions and CPU time: docs/benchmarks.md). */
+#define CLASSIFY_READ_BUF (64 * 1024)
 _Static_assert(CLASSIFY_READ_BUF >= HEAD_MAX, "the head is read into the read buffer");
 
 /* The start of fd, read without moving it when it is a file, else read

@@ -115,10 +115,7 @@ struct classifier {
 
 	bool saw_family_event;
 	bool saw_output;
-	struct held cand;          /* the failure that decides if nothing terminal follows */
-	struct held rejected;      /* a rejected rate_limit_event of this run */
 	enum outcome outcome;
-	struct held term;
 	struct reset header_reset; /* from rate-limit headers seen before their failure */
 	long last_text_line;       /* the stderr line before this one, for multi-line messages */
 	long text_end;             /* the last line of the text candidate's message */
@@ -132,6 +129,11 @@ struct classifier {
 	bool content_seen;         /* a text line that is not chrome came */
 	int head_lines;            /* text lines looked at for content (text_content_note) */
 	int text_failures;         /* failure lines read from text so far */
+	/* Last: most of their pages are written only when a failure is held
+	 * (classifier_new maps the classifier, so those stay untouched). */
+	struct held cand;          /* the failure that decides if nothing terminal follows */
+	struct held rejected;      /* a rejected rate_limit_event of this run */
+	struct held term;
 };
 
 /* The ordinary lines right after a text failure that may be its message

@@ -16,6 +16,10 @@
 #include "linescan.h"
 #include "textutil.h"
 
+#ifdef HAVE_AVX2_PATH
+#include <immintrin.h>
+#endif
+
 
 /*
  * An unescaped {"type": can only follow '[', ',' or ':' in valid JSON; after
@@ -665,58 +669,194 @@ region_scan(const struct classifier *c, const char *base, const uint64_t *nl, si
 		;
 }
 
+/* The '\n' before byte pos (its index), or -1. */
+static long
+nl_before(const uint64_t *nl, size_t pos)
+{
+	size_t w = pos / 64;
+	uint64_t m = pos % 64 == 0 ? 0 : nl[w] & (~0ULL >> (64 - pos % 64));
+
+	while (m == 0) {
+		if (w == 0)
+			return -1;
+		m = nl[--w];
+	}
+	return (long)(w * 64 + 63 - (size_t)__builtin_clzll(m));
+}
+
 #ifdef HAVE_AVX2_PATH
 /*
- * The same region, a word at a time where the masks allow: a line asks for
- * a closer look when its first non-blank is a head byte or its last byte a
- * tail byte (the bytes region_line looks at).  A word none of whose lines
- * asks is counted with popcounts; the others, and the last part-word, go
- * line by line.  The first non-blanks: line starts that are not blank, and
- * the byte after each run of blanks that begins at a line start (adding
- * those starts to the blank mask carries through exactly those runs).
+ * The same region, a word at a time where the masks allow.  A line asks
+ * for a closer look when its first non-blank is a head byte or its last
+ * byte a tail byte (the bytes region_line looks at); only those lines are
+ * read, each once, and the others are counted by popcounts.  The first
+ * non-blanks: line starts that are not blank, and the byte after each run
+ * of blanks that begins at a line start (adding those starts to the blank
+ * mask carries through exactly those runs).
  */
+struct first_nonblank {
+	uint64_t start_in;     /* the word before ended a line (the slice starts one) */
+	unsigned char carry;   /* a run of leading blanks goes on into this word */
+};
+
+static inline uint64_t
+first_nonblank(struct first_nonblank *f, uint64_t nl, uint64_t blank)
+{
+	uint64_t starts = nl << 1 | f->start_in;
+	unsigned long long run;
+
+	f->carry = _addcarry_u64(f->carry, starts & blank, blank, &run);
+	f->start_in = nl >> 63;
+	return (starts | run) & ~blank;
+}
+
+/* The '\n' at or after byte pos (its index), or SIZE_MAX. */
+static size_t
+nl_from(const uint64_t *nl, size_t words, size_t pos)
+{
+	size_t w = pos / 64;
+	uint64_t m = nl[w] & (~0ULL << (pos % 64));
+
+	while (m == 0) {
+		if (++w == words)
+			return SIZE_MAX;
+		m = nl[w];
+	}
+	return w * 64 + (size_t)__builtin_ctzll(m);
+}
+
+/* May region_line stop at a line for its first non-blank, the head byte
+ * s[0] (len bytes to the line's end)?  Short of its last byte, which
+ * asks for itself (a tail byte): region_line's cases, cheaply. */
+static bool
+head_may_stop(const char *s, size_t len)
+{
+	switch (s[0]) {
+	case '[':   /* textline_bracket_json */
+		return s[1] == '{' || s[1] == '[' || s[1] == '\r' || s[1] == '\n' || s[len - 1] == ']';
+	case 'r': case 'x': case 'a': case 'R': case 'X': case 'A':
+		return header_name_start(s, len);
+	default:
+		return true;
+	}
+}
+
+/* Where the masked scan stops (returned, or SIZE_MAX): the lines that
+ * ask in word w (the bits ask), read by region_line, each once (those
+ * that end before *read were read).  At a line that ends the region, or
+ * at a blank one the masks count as text (it has a CR: *resume, and the
+ * region goes on line by line from there).  Out of line: the scan's loop
+ * keeps its registers. */
+__attribute__((noinline)) static size_t
+region_asks(const struct classifier *c, const char *base, const struct slice_bits *b, size_t words,
+    size_t w, uint64_t ask, size_t *read, bool *resume)
+{
+	for (; ask != 0; ask &= ask - 1) {
+		size_t at = w * 64 + (size_t)__builtin_ctzll(ask), start, e;
+		enum region_line k;
+
+		if (at < *read)
+			continue;
+		if ((e = nl_from(b->nl, words, at)) == SIZE_MAX)
+			break;   /* an unfinished line, in no region */
+		if (base[at] != '\n' && !head_may_stop(base + at, e - at))
+			continue;   /* its last byte may still ask */
+		start = (size_t)(nl_before(b->nl, at) + 1);
+		*read = e + 1;
+		if (e == start)
+			continue;
+		if ((k = region_line(c, base + start, e - start)) == REGION_STOP ||
+		    (k == REGION_BLANK && base[e - 1] == '\r')) {
+			*resume = k == REGION_BLANK;
+			return start;
+		}
+	}
+	return SIZE_MAX;
+}
+
+/* The counts of the lines a masked scan passed, kept as it goes: the
+ * last word with a text line is looked at again only at the end. */
+struct region_counts {
+	long lines, lines_before_text;   /* all; those before the last word with text */
+	uint64_t blank_ends;             /* the ends of blank lines (any word) */
+	uint64_t text, text_nl;          /* that word's text line ends and its line ends */
+};
+
+/* Adds the lines that end at the bits nl of a word; first: the word's
+ * first non-blanks (a line whose first non-blank is its end is blank). */
+__attribute__((target("popcnt"))) static inline void
+region_count(struct region_counts *n, uint64_t nl, uint64_t first)
+{
+	uint64_t text = nl & ~first;
+
+	n->blank_ends |= nl & first;
+	if (text != 0) {
+		n->lines_before_text = n->lines;
+		n->text = text;
+		n->text_nl = nl;
+	}
+	n->lines += __builtin_popcountll(nl);
+}
+
+/* The region of those counts, its lines ending in the words before upto. */
 __attribute__((target("popcnt"))) static void
+region_counted(struct region *r, const struct region_counts *n, const uint64_t *nl, size_t upto)
+{
+	long last = upto == 0 ? -1 : nl_before(nl, upto * 64);
+
+	r->lines = n->lines;
+	r->blank = n->blank_ends != 0;
+	r->last_text = n->text == 0 ? 0 :
+	    n->lines_before_text + __builtin_popcountll(n->text_nl & (~0ULL >> __builtin_clzll(n->text)));
+	r->end = (size_t)(last + 1);
+}
+
+/* The masked words; returns where the region goes on line by line, or
+ * SIZE_MAX where it ended. */
+__attribute__((target("popcnt"))) static size_t
+region_scan_words(const struct classifier *c, const char *base, const struct slice_bits *b,
+    size_t words, struct region *r)
+{
+	struct first_nonblank f = { 1, 0 };
+	struct region_counts n = { 0 };
+	uint64_t tail_in = 0;
+	size_t read = 0, w, at = SIZE_MAX;
+	bool resume = false;
+
+	for (w = 0; w < b->masked; w++) {
+		uint64_t nl = b->nl[w], first = first_nonblank(&f, nl, b->blank[w]), ask;
+
+		ask = (first & b->head[w]) | (nl & (b->tail[w] << 1 | tail_in));
+		tail_in = b->tail[w] >> 63;
+		if (ask != 0 && (at = region_asks(c, base, b, words, w, ask, &read, &resume)) != SIZE_MAX) {
+			/* No line ends between that line's start and word w. */
+			if (at > w * 64)
+				region_count(&n, nl & (~0ULL >> (64 - (at - w * 64))), first);
+			break;
+		}
+		region_count(&n, nl, first);
+	}
+	if (at == SIZE_MAX) {
+		region_counted(r, &n, b->nl, b->masked);
+		return b->masked * 64;
+	}
+	region_counted(r, &n, b->nl, 0);
+	r->end = at;
+	return resume ? at : SIZE_MAX;
+}
+
+static void
 region_scan_masked(const struct classifier *c, const char *base, const struct slice_bits *b,
     size_t words, struct region *r)
 {
-	uint64_t start_in = 1, tail_in = 0;   /* the slice starts a line */
-	bool carry = false, pending = false;
+	size_t from;
 
 	*r = (struct region){ 0 };
-	for (size_t w = 0; w < words; w++) {
-		uint64_t nl = b->nl[w], starts, run, first, ask, upto;
-		bool mine, c1, c2;
-
-		if (w >= b->masked) {
-			if (!region_word(c, base, nl, w, r))
-				return;
-			continue;
-		}
-		starts = nl << 1 | start_in;
-		c1 = __builtin_add_overflow(starts & b->blank[w], b->blank[w], &run);
-		c2 = __builtin_add_overflow(run, (uint64_t)carry, &run);
-		carry = c1 || c2;
-		first = (starts | run) & ~b->blank[w];
-		ask = (first & b->head[w]) | (nl & (b->tail[w] << 1 | tail_in));
-		start_in = nl >> 63;
-		tail_in = b->tail[w] >> 63;
-		upto = nl != 0 ? ~0ULL >> __builtin_clzll(nl) : 0;
-		mine = (ask & upto) != 0 || (pending && nl != 0);
-		pending = nl != 0 ? (ask & ~upto) != 0 : pending || ask != 0;
-		if (mine) {
-			if (!region_word(c, base, nl, w, r))
-				return;
-		} else if (nl != 0) {
-			uint64_t text = nl & ~first;   /* a line whose first non-blank is its end is blank */
-			long before = r->lines;
-
-			r->lines += __builtin_popcountll(nl);
-			if (text != 0)
-				r->last_text = before + __builtin_popcountll(nl & (~0ULL >> __builtin_clzll(text)));
-			r->blank = r->blank || text != nl;
-			r->end = w * 64 + 64 - (size_t)__builtin_clzll(nl);
-		}
-	}
+	if ((from = region_scan_words(c, base, b, words, r)) == SIZE_MAX)
+		return;
+	for (size_t w = from / 64; w < words; w++)
+		if (!region_word(c, base, b->nl[w] & (w == from / 64 ? ~0ULL << (from % 64) : ~0ULL), w, r))
+			return;
 }
 #endif
 
@@ -740,21 +880,6 @@ region_find(const struct classifier *c, const char *base, const struct slice_bit
 	}
 #endif
 	region_scan(c, base, b->nl, words, r);
-}
-
-/* The '\n' before byte pos (its index), or -1. */
-static long
-nl_before(const uint64_t *nl, size_t pos)
-{
-	size_t w = pos / 64;
-	uint64_t m = pos % 64 == 0 ? 0 : nl[w] & (~0ULL >> (64 - pos % 64));
-
-	while (m == 0) {
-		if (w == 0)
-			return -1;
-		m = nl[--w];
-	}
-	return (long)(w * 64 + 63 - (size_t)__builtin_clzll(m));
 }
 
 /* Does the region end in REGION_ORDINARY_TAIL ordinary lines, none of

@@ -23,14 +23,23 @@
 
 struct slice_bits {
 	uint64_t nl[SCAN_WORDS];
-	uint64_t colon[SCAN_WORDS];
-	uint64_t space[SCAN_WORDS];
-	/* The region's masks (slice_region_masks): a blank (' ', '\t'); a
-	 * first non-blank that asks for a closer look (r x { ~ ` a R X [ A <
-	 * CR); a last byte that does (blank, { [ TAB CR). */
-	uint64_t blank[SCAN_WORDS];
-	uint64_t head[SCAN_WORDS];
-	uint64_t tail[SCAN_WORDS];
+	/* The region's masks are read before the colons and spaces are
+	 * marked (past the region), so they share their words: a slice's
+	 * masks are stack pages touched by every classifier. */
+	union {
+		/* The region's masks (slice_region_masks): a blank (' ', '\t'); a
+		 * first non-blank that asks for a closer look (r x { ~ ` a R X [ A
+		 * < CR); a last byte that does (blank, { [ TAB CR). */
+		struct {
+			uint64_t blank[SCAN_WORDS];
+			uint64_t head[SCAN_WORDS];
+			uint64_t tail[SCAN_WORDS];
+		};
+		struct {
+			uint64_t colon[SCAN_WORDS];
+			uint64_t space[SCAN_WORDS];
+		};
+	};
 	size_t masked;   /* the whole words those masks (and nl) cover */
 };
 

@@ -1315,9 +1315,11 @@ textline_is_chrome(const char *s, size_t len, bool screen)
 		return true;
 	if (((unsigned char)s[0] >= 0xc2 && turn_summary(s, len)) || count_line(s, len))
 		return true;
-	s = skip_menu_marks(s, end);
+	if ((s = skip_menu_marks(s, end)) == end)
+		return false;
+	/* By the first byte first: most lines start with none of theirs. */
 	for (size_t i = 0; i < sizeof(chrome_starts) / sizeof(chrome_starts[0]); i++)
-		if (at(s, end, chrome_starts[i], strlen(chrome_starts[i])))
+		if (chrome_starts[i][0] == s[0] && at(s, end, chrome_starts[i], strlen(chrome_starts[i])))
 			return true;
 	if (AT(s, end, "Upgrade your plan"))
 		return true;

@@ -230,6 +230,59 @@ test_text_regions_by_words(void **state)
 		}
 }
 
+/*
+ * Lines whose first or last byte asks for a closer look and that settle
+ * nothing (a log's "[ 42%]", a checkbox, prose that starts like a header,
+ * a blank line with a CR, a line ending in a bracket) are read and
+ * counted where they stand in a region: the banner after them keeps its
+ * line number, watched or not, in any chunking.  A JSON array among the
+ * log's bracketed lines still ends the region, wherever it falls in a
+ * 64-byte word.
+ */
+static void
+test_text_regions_lines_that_ask(void **state)
+{
+	static char buf[1 << 18];
+	static const char *const asking[] = {
+		"Retry-After is honoured on 429 and 503 responses.", "\r", "  \r", "[x] done",
+		"[1]: https://example.com/limits", "anthropic-version is 2023-06-01", "Request retried [",
+		"see the list ]", "[ 7%] Linking C executable app",
+	};
+	static const char banner[] = "You've hit your limit \xc2\xb7 resets 3pm (UTC)\n";
+	static const char array[] = "[{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,"
+	    "\"api_error_status\":429,\"result\":\"API Error: 429 rate limited\"}]\n";
+	static const size_t chunks[] = { 7, 4096, 1 << 18 };
+	struct fail_signal quiet, watched;
+	int lines = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < 2000; i++, lines += 2) {
+		append_lines(buf, sizeof(buf), 1);
+		strlcat(buf, asking[i % (sizeof(asking) / sizeof(asking[0]))], sizeof(buf));
+		strlcat(buf, "\n", sizeof(buf));
+	}
+	strlcat(buf, banner, sizeof(buf));
+	for (size_t i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+		classify_exit(buf, strlen(buf), chunks[i], 1, false, &quiet);
+		classify_exit(buf, strlen(buf), chunks[i], 1, true, &watched);
+		assert_int_equal(quiet.reason, REASON_USAGE_LIMIT);
+		assert_int_equal(watched.reason, REASON_USAGE_LIMIT);
+		assert_int_equal(quiet.line, lines + 1);
+		assert_int_equal(watched.line, lines + 1);
+	}
+	for (size_t lead = 0; lead < 64; lead++) {
+		memset(buf, 'w', lead);
+		buf[lead] = '\0';
+		strlcat(buf, "\n", sizeof(buf));
+		for (int i = 0; i < 200; i++)
+			strlcat(buf, "[ 42%] Building C object CMakeFiles/app.dir/run.c.o\n", sizeof(buf));
+		strlcat(buf, array, sizeof(buf));
+		append_lines(buf, sizeof(buf), 3);
+		classify_exit(buf, strlen(buf), 1 << 18, 1, false, &quiet);
+		assert_int_equal(quiet.reason, REASON_RATE_LIMIT);
+	}
+}
+
 /* A text failure the run went on from is gone before what comes next: a
  * later JSON failure does not take its reset. */
 static void
@@ -629,6 +682,7 @@ main(void)
 		cmocka_unit_test(test_usage_reported),
 		cmocka_unit_test(test_text_regions),
 		cmocka_unit_test(test_text_regions_by_words),
+		cmocka_unit_test(test_text_regions_lines_that_ask),
 		cmocka_unit_test(test_text_failure_gone_after_three_lines),
 	};
 
