@@ -14,6 +14,7 @@
 # config:
 #   pool admission: chosen from the pool (two breaker reads, two readings)
 #   pool refusal:   both accounts tripped, against the one breaker tripped
+# and, with BASELINE, both against the baseline binary with no config.
 # Each binary keeps its own state file (a newer schema is not the old
 # binary's).  Goal: within 0.5 ms of the baseline.
 #   BASELINE=path/to/old/rlwrap bench/reserve.sh [RUNS]
@@ -74,11 +75,17 @@ db pass 0.50
 # shellcheck disable=SC2046 # the figures, a word each
 set -- $("$paired" "$runs" 0 0 $(base base) --- $(ours pass))
 admit_d=$3 admit_cpu_d=$6
+# shellcheck disable=SC2046 # the figures, a word each
+set -- $("$paired" "$runs" 0 0 $(base base) --- $(pooled pool))
+pool_base_admit_d=$3 pool_base_admit_cpu_d=$6
 RLWRAP_DB=$dir/base.db "$BASELINE" trip --for 1h claude > /dev/null
 db refuse 0.95
 # shellcheck disable=SC2046 # the figures, a word each
 set -- $("$paired" "$runs" 75 75 $(base base) --- $(ours refuse))
 refuse_d=$3 refuse_cpu_d=$6
+# shellcheck disable=SC2046 # the figures, a word each
+set -- $("$paired" "$runs" 75 75 $(base base) --- $(pooled poolrefuse))
+pool_base_refuse_d=$3 pool_base_refuse_cpu_d=$6
 db breaker 0.50
 RLWRAP_DB=$dir/breaker.db "$RLWRAP" trip --for 1h claude > /dev/null
 # shellcheck disable=SC2046 # the figures, a word each
@@ -89,11 +96,14 @@ set -- $("$paired" "$runs" 0 0 env RLWRAP_DB="$dir/pass.db" RLWRAP_CONFIG=/nonex
     --- $(ours pass))
 self_d=$3 self_cpu_d=$6
 awk -v n="$runs" -v disk="$disk" -v l="$l" -v a="$admit_d" -v ac="$admit_cpu_d" -v r="$refuse_d" \
-    -v rc="$refuse_cpu_d" -v b="$breaker_d" -v bc="$breaker_cpu_d" -v s="$self_d" -v sc="$self_cpu_d" 'BEGIN {
+    -v rc="$refuse_cpu_d" -v b="$breaker_d" -v bc="$breaker_cpu_d" -v s="$self_d" -v sc="$self_cpu_d" \
+    -v pa="$pool_base_admit_d" -v pac="$pool_base_admit_cpu_d" -v pr="$pool_base_refuse_d" -v prc="$pool_base_refuse_cpu_d" 'BEGIN {
 	printf "state files on %s; %d pairs each; load %s; this binary minus the baseline (medians):\n", disk, n, l
 	printf "admission, reserve read, nothing held:  %+.3f ms wall, %+.3f ms CPU (goal at most +0.5: %s)\n", a, ac, a <= 0.5 ? "ok" : "OVER"
 	printf "refusal, by the reserve vs a breaker:   %+.3f ms wall, %+.3f ms CPU (goal at most +0.5: %s)\n", r, rc, r <= 0.5 ? "ok" : "OVER"
 	printf "refusal by a breaker, reserve set:      %+.3f ms wall, %+.3f ms CPU (goal at most +0.5: %s)\n", b, bc, b <= 0.5 ? "ok" : "OVER"
 	printf "admission, with the reserve vs without: %+.3f ms wall, %+.3f ms CPU (this binary against itself)\n", s, sc
-	printf "RESULT reserve admit_over_ms=%.3f refuse_over_ms=%.3f breaker_over_ms=%.3f self_over_ms=%.3f\n", a, r, b, s
+	printf "pool admission vs the baseline:         %+.3f ms wall, %+.3f ms CPU (goal at most +0.5: %s)\n", pa, pac, pa <= 0.5 ? "ok" : "OVER"
+	printf "pool refusal vs the baseline, refused:  %+.3f ms wall, %+.3f ms CPU (goal at most +0.5: %s)\n", pr, prc, pr <= 0.5 ? "ok" : "OVER"
+	printf "RESULT reserve admit_over_ms=%.3f refuse_over_ms=%.3f breaker_over_ms=%.3f self_over_ms=%.3f pool_admit_over_ms=%.3f pool_refuse_over_ms=%.3f\n", a, r, b, s, pa, pr
 }'
