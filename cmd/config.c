@@ -92,13 +92,14 @@ show_store(const struct config *cfg)
 	printf("\n[store]\n");
 	if (store_options_resolve(&opts, cfg->store_path, cfg->keep_runs, cfg->keep_days, &error)) {
 		store_options_server(&opts, cfg->store_schema, cfg->store_connect_timeout,
-		    cfg->store_statement_timeout);
+		    cfg->store_statement_timeout, cfg->store_pool);
 		mask_password(opts.path, shown, sizeof(shown));
 		print_visible("path = %s", shown);
 		if (store_is_server_url(opts.path)) {
 			printf("schema = %s\n", opts.schema);
 			print_duration("connect_timeout", opts.connect_timeout);
 			print_duration("statement_timeout", opts.statement_timeout);
+			printf("pool = %s\n", store_pool_name(opts.pool));
 		}
 	} else {
 		print_visible("# path: %s", error.message);
@@ -213,7 +214,8 @@ check_store(const struct config *cfg)
 		print_visible("store: %s", error.message);
 		return false;
 	}
-	store_options_server(&opts, cfg->store_schema, cfg->store_connect_timeout, cfg->store_statement_timeout);
+	store_options_server(&opts, cfg->store_schema, cfg->store_connect_timeout, cfg->store_statement_timeout,
+	    cfg->store_pool);
 	mask_password(opts.path, shown, sizeof(shown));
 	if (!store_is_server_url(opts.path) && stat(opts.path, &st) != 0 && errno == ENOENT) {
 		print_visible("store %s: ok (not created yet; the first run creates it)", shown);

@@ -278,7 +278,7 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 	run_record_setup(b, o, id);
 	if (resolved) {
 		store_options_server(opts, b->cfg.store_schema, b->cfg.store_connect_timeout,
-		    b->cfg.store_statement_timeout);
+		    b->cfg.store_statement_timeout, b->cfg.store_pool);
 		opts->trust_away = true;
 		if (!holder_lease_stamp(opts, b->holder.host, b->lease_stamp, sizeof(b->lease_stamp)))
 			b->lease_stamp[0] = '\0';

@@ -57,7 +57,7 @@ cmd_forget_memo(const struct config *cfg)
 
 	if (!store_options_resolve(&opts, cfg->store_path, 0, 0, &error))
 		return;
-	store_options_server(&opts, cfg->store_schema, 0, 0);
+	store_options_server(&opts, cfg->store_schema, 0, 0, cfg->store_pool);
 	if (memo_path(&opts, path, sizeof(path)))
 		memo_forget(path);
 }
@@ -74,7 +74,8 @@ open_store(const struct config *cfg, bool read_only_fallback, bool *read_only)
 		warnx_visible("%s", error.message);
 		return NULL;
 	}
-	store_options_server(&opts, cfg->store_schema, cfg->store_connect_timeout, cfg->store_statement_timeout);
+	store_options_server(&opts, cfg->store_schema, cfg->store_connect_timeout, cfg->store_statement_timeout,
+	    cfg->store_pool);
 	if (store_open(&opts, &store, &error)) {
 		if (*store_take_notice(store, error.message, sizeof(error.message)) != '\0')
 			warnx_visible("%s", error.message);

@@ -43,7 +43,7 @@ status_print_memo(const struct config *cfg, const struct breaker *server, size_t
 
 	if (cfg->store_memo_ttl <= 0 || !store_options_resolve(&opts, cfg->store_path, 0, 0, &error))
 		return 0;
-	store_options_server(&opts, cfg->store_schema, 0, 0);
+	store_options_server(&opts, cfg->store_schema, 0, 0, cfg->store_pool);
 	if (!memo_path(&opts, path, sizeof(path)) || !memo_open_rows(path, (double)now, cfg->store_memo_ttl, &rows,
 	    &count))
 		return 0;

@@ -38,7 +38,7 @@ static const char *const breaker_keys[] = {
 };
 static const char *const store_keys[] = {
 	"path", "url", "schema", "keep_runs", "keep_days", "connect_timeout", "statement_timeout",
-	"memo_ttl", NULL
+	"memo_ttl", "pool", NULL
 };
 static const char *const hooks_keys[] = { "on_trip", "on_close", "on_wait", "on_reserve", "timeout", NULL };
 static const char *const family_keys[] = {
@@ -390,6 +390,11 @@ store_key(struct parse_state *ps, const char *name, const char *value)
 			return fail(ps, "memo_ttl: '%s' is not a duration (like 30s; 0 = no memo)", value);
 		if (strcmp(value, "0") == 0)
 			cfg->store_memo_ttl = 0;
+		return true;
+	}
+	if (strcmp(name, "pool") == 0) {
+		if (!store_pool_from_name(value, &cfg->store_pool))
+			return fail(ps, "pool: '%s' is not auto, transaction or none", value);
 		return true;
 	}
 	if (strcmp(name, "schema") == 0) {

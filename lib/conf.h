@@ -16,6 +16,7 @@
 
 #include "failsignal.h"
 #include "reserve.h"
+#include "store.h"   /* enum store_pool */
 
 #define CONFIG_FAMILY_MAX 32
 #define CONFIG_ACCOUNT_MAX 256
@@ -132,6 +133,7 @@ struct config {
 	double store_connect_timeout;        /* seconds; 0 = the default */
 	double store_statement_timeout;      /* seconds; 0 = the default */
 	double store_memo_ttl;               /* seconds a server's open breaker is trusted; 0 = never */
+	enum store_pool store_pool;          /* what stands between rlwrap and the server */
 	long keep_runs;                      /* 0 = no limit by count */
 	long keep_days;                      /* 0 = no limit by age */
 	/* [hooks]: on_trip, on_close, on_wait ("" = none) and their time limit */

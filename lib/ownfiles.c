@@ -70,7 +70,7 @@ own_files_list(struct own_files *out, const struct config *cfg)
 	if (!store_options_resolve(&opts, cfg != NULL ? cfg->store_path : NULL, 0, 0, &error))
 		return;
 	if (cfg != NULL)
-		store_options_server(&opts, cfg->store_schema, 0, 0);
+		store_options_server(&opts, cfg->store_schema, 0, 0, cfg->store_pool);
 	if (!store_is_server_url(opts.path)) {
 		add_sqlite(out, opts.path, state);
 		add_beside(out, "the hooks log", opts.path, "hooks.log");

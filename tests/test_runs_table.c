@@ -65,7 +65,7 @@ open_store(const char *name, char *path, size_t size)
 	if (test_server() != NULL) {
 		snprintf(schema, sizeof(schema), "u%ld_%.*s", (long)getpid(), (int)strcspn(name, "."), name);
 		strlcpy(opts.path, test_server(), sizeof(opts.path));
-		store_options_server(&opts, schema, 0, 0);
+		store_options_server(&opts, schema, 0, 0, STORE_POOL_AUTO);
 	}
 	strlcpy(path, opts.path, size);
 	if (!store_open(&opts, &store, &err))

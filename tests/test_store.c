@@ -151,7 +151,7 @@ test_store_errors(void **state)
 	assert_true(err.status == STORE_ERR_OPEN || err.status == STORE_ERR_READONLY);
 	/* A server that is not there (or a build without libpq). */
 	strlcpy(opts.path, "postgresql://u:pw@127.0.0.1:1/rlwrap", sizeof(opts.path));
-	store_options_server(&opts, NULL, 0, 0);
+	store_options_server(&opts, NULL, 0, 0, STORE_POOL_AUTO);
 	assert_false(store_open(&opts, &store, &err));
 #ifdef HAVE_LIBPQ
 	assert_int_equal(err.status, STORE_ERR_UNREACHABLE);

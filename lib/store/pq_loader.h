@@ -29,7 +29,7 @@
 	X(PQresultErrorMessage) X(PQresultErrorField) X(PQgetvalue) X(PQgetisnull) X(PQgetResult) \
 	X(PQfinish) X(PQexec) X(PQconsumeInput) X(PQconninfoParse) X(PQconninfoFree) \
 	X(PQconnectdbParams) X(PQnotifies) X(PQfreemem) X(PQenterPipelineMode) \
-	X(PQexitPipelineMode) X(PQpipelineSync)
+	X(PQexitPipelineMode) X(PQpipelineSync) X(PQbackendPID)
 
 #define PQ_MEMBER(name) __typeof__(name) *name;
 struct pq_api {
@@ -71,6 +71,7 @@ int pq_lib_version(void);
 #define PQenterPipelineMode pq_api.PQenterPipelineMode
 #define PQexitPipelineMode pq_api.PQexitPipelineMode
 #define PQpipelineSync pq_api.PQpipelineSync
+#define PQbackendPID pq_api.PQbackendPID
 #endif
 
 #endif

@@ -39,7 +39,7 @@ store_options_resolve(struct store_options *opts, const char *config_path,
 	opts->keep_runs = keep_runs;
 	opts->keep_days = keep_days;
 	opts->busy_timeout_ms = STORE_BUSY_TIMEOUT_MS;
-	store_options_server(opts, NULL, 0, 0);
+	store_options_server(opts, NULL, 0, 0, STORE_POOL_AUTO);
 	if (busy != NULL && *busy != '\0') {
 		opts->busy_timeout_ms = (int)strtonum(busy, 0, 600000, &errstr);
 		if (errstr != NULL)
@@ -65,7 +65,7 @@ store_options_resolve(struct store_options *opts, const char *config_path,
 
 void
 store_options_server(struct store_options *opts, const char *schema,
-    double connect_timeout, double statement_timeout)
+    double connect_timeout, double statement_timeout, enum store_pool pool)
 {
 	const char *env = getenv("RLWRAP_SCHEMA");
 
@@ -75,6 +75,28 @@ store_options_server(struct store_options *opts, const char *schema,
 	    sizeof(opts->schema));
 	opts->connect_timeout = connect_timeout > 0 ? connect_timeout : STORE_TIMEOUT_DEFAULT;
 	opts->statement_timeout = statement_timeout > 0 ? statement_timeout : STORE_TIMEOUT_DEFAULT;
+	opts->pool = pool;
+}
+
+static const char *const pool_names[] = {
+	[STORE_POOL_AUTO] = "auto", [STORE_POOL_TRANSACTION] = "transaction", [STORE_POOL_NONE] = "none",
+};
+
+bool
+store_pool_from_name(const char *name, enum store_pool *pool)
+{
+	for (size_t i = 0; i < sizeof(pool_names) / sizeof(pool_names[0]); i++)
+		if (strcmp(name, pool_names[i]) == 0) {
+			*pool = (enum store_pool)i;
+			return true;
+		}
+	return false;
+}
+
+const char *
+store_pool_name(enum store_pool pool)
+{
+	return pool_names[pool];
 }
 
 bool

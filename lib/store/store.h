@@ -53,6 +53,14 @@ struct store_error {
 	char message[512];    /* "PATH: what went wrong (sqlite's words)" */
 };
 
+/* What stands between rlwrap and a server ([store] pool): auto finds out
+ * (a waiter for a slot LISTENs only on the backend's own connection);
+ * transaction, a transaction pool: never LISTEN; none: always may. */
+enum store_pool { STORE_POOL_AUTO, STORE_POOL_TRANSACTION, STORE_POOL_NONE };
+/* "auto", "transaction", "none"; false for any other name. */
+bool store_pool_from_name(const char *name, enum store_pool *pool);
+const char *store_pool_name(enum store_pool pool);
+
 struct store_options {
 	char path[PATH_MAX];
 	int busy_timeout_ms;
@@ -70,9 +78,11 @@ struct store_options {
 	char journal_path[PATH_MAX]; /* the machine's own SQLite journal (journal.db), for outages */
 	bool trust_away;             /* a server that just did not answer is not asked (journal.h) */
 	bool schema_known;           /* this process found it at STORE_SCHEMA_VERSION: not read again */
+	enum store_pool pool;
 };
 
 #define STORE_SCHEMA_DEFAULT "rlwrap"
+
 #define STORE_TIMEOUT_DEFAULT 2.0
 
 /* Stored breaker states.  HALF_OPEN: past its reset with a probe lease. */
@@ -172,10 +182,10 @@ struct family_counts {
 bool store_options_resolve(struct store_options *opts, const char *config_path,
     long keep_runs, long keep_days, struct store_error *err);
 /* The [store] settings for a server: schema ($RLWRAP_SCHEMA beats it; "" =
- * STORE_SCHEMA_DEFAULT) and
- * timeouts in seconds (<= 0 = STORE_TIMEOUT_DEFAULT). */
+ * STORE_SCHEMA_DEFAULT), timeouts in seconds (<= 0 = STORE_TIMEOUT_DEFAULT)
+ * and the pool in front of it. */
 void store_options_server(struct store_options *opts, const char *schema,
-    double connect_timeout, double statement_timeout);
+    double connect_timeout, double statement_timeout, enum store_pool pool);
 /* Is path a PostgreSQL URL (postgresql:// or postgres://), or a libpq
  * keyword string (host=... dbname=...)?  Never a file name then. */
 bool store_is_server_url(const char *path);
@@ -319,7 +329,6 @@ bool store_tells_slots(const struct store *store);
 /* Sleeps up to secs, or less when told (*told) that a run of any key ended
  * or a place in a queue was given up.  Only when store_tells_slots(). */
 bool store_await_slot(struct store *store, double secs, bool *told, struct store_error *err);
-
 
 /* ---- Budgets: counters per key, model, width and bucket -------------------
  *

@@ -8,6 +8,14 @@
  * family) it decides on, then reads its breakers FOR UPDATE.  Every wait for
  * the server is bounded on the client's side too, so that a stopped server
  * costs at most the timeout.
+ *
+ * Nothing outlives a transaction on the server, so that a transaction pool
+ * (pgbouncer's pool_mode = transaction) may hand each one to another
+ * backend: no startup options of rlwrap's own, every table named with its
+ * schema (no search_path), the statement timeout set inside each
+ * transaction (set_config(..., true)), unnamed statements only, advisory
+ * locks of the transaction only, and LISTEN only on a connection known to
+ * be the backend's own (pg_slot_await()).
  */
 #include <errno.h>
 #include <math.h>
@@ -55,10 +63,15 @@ struct pg_store {
 	size_t ndeferred;
 	bool dead;                 /* lost or timed out: every call fails at once */
 	bool listening;            /* LISTEN on the slot channel (a waiter for a slot) */
+	bool listen_decided;       /* whether the connection may LISTEN is known: may_listen */
+	bool may_listen;
+	enum store_pool pool;
 	double timeout;            /* seconds: the client's wait for an answer (statement_timeout) */
 	double lock_timeout;       /* seconds: the wait for a lock another writer holds (busy timeout) */
 	bool waiting_for_lock;     /* the statement under way may wait lock_timeout */
 	char schema[64];
+	char quoted_schema[68];    /* "schema": what "@" stands for in a statement */
+	char timeout_ms[24];       /* the server's statement_timeout, set in each transaction */
 	char password[256];        /* scrubbed from every message, decoded */
 	char password_raw[256];    /* and as the URL writes it (%40 for '@') */
 };
@@ -254,11 +267,46 @@ drop_deferred(struct pg_store *pg)
 	pg->ndeferred = 0;
 }
 
+/*
+ * sql with every "@" before a table's name replaced by the quoted schema
+ * and a dot: a statement names each table with its schema, never through
+ * search_path, which a transaction pool would carry from one client to the
+ * next.  No statement has "@" anywhere else (values are parameters).
+ * NULL when out of memory; the caller frees it.
+ */
+static char *
+qualified_sql(const struct pg_store *pg, const char *sql)
+{
+	size_t marks = 0, len = strlen(pg->quoted_schema), n = 0;
+	char *out;
+
+	for (const char *p = sql; (p = strchr(p, '@')) != NULL; p++)
+		marks++;
+	/* each "@" becomes the quoted name and a dot */
+	if ((out = malloc(strlen(sql) + marks * len + 1)) == NULL)
+		return NULL;
+	for (const char *p = sql; *p != '\0'; p++) {
+		if (*p != '@') {
+			out[n++] = *p;
+			continue;
+		}
+		memcpy(out + n, pg->quoted_schema, len);
+		n += len;
+		out[n++] = '.';
+	}
+	out[n] = '\0';
+	return out;
+}
+
 /* Sends one statement into the pipeline. */
 static bool
-send_statement(PGconn *conn, const struct pg_statement *st)
+send_statement(const struct pg_store *pg, const struct pg_statement *st)
 {
-	return PQsendQueryParams(conn, st->sql, st->nparams, NULL, st->texts, NULL, NULL, 0) != 0;
+	char *sql = qualified_sql(pg, st->sql);
+	bool sent = sql != NULL && PQsendQueryParams(pg->conn, sql, st->nparams, NULL, st->texts, NULL, NULL, 0) != 0;
+
+	free(sql);
+	return sent;
 }
 
 /* The last result of the pipeline's next statement (its sync's, at the
@@ -309,9 +357,9 @@ pipeline(struct pg_store *pg, const struct pg_statement *last, PGresult **res, s
 
 	for (size_t i = 0; i < n; i++) {
 		lock = lock || pg->deferred[i].waits_for_lock;
-		sent = sent && send_statement(pg->conn, &pg->deferred[i]);
+		sent = sent && send_statement(pg, &pg->deferred[i]);
 	}
-	if (!(sent && send_statement(pg->conn, last) && PQpipelineSync(pg->conn))) {
+	if (!(sent && send_statement(pg, last) && PQpipelineSync(pg->conn))) {
 		pg->dead = true;
 		drop_deferred(pg);
 		return pg_fail(pg, STORE_ERR_UNREACHABLE, last->doing, PQerrorMessage(pg->conn), err);
@@ -358,6 +406,25 @@ param_texts(const struct db_value *params, size_t n, const char **texts, char (*
 	}
 }
 
+static bool defer(struct pg_store *pg, const char *sql, const struct db_value *params, size_t n,
+    const char *doing, bool waits_for_lock, struct store_error *err);
+
+/*
+ * The server's statement timeout, for the transaction under way only:
+ * deferred, so that it rides with the transaction's first statement.  A
+ * session's setting (startup options, SET) would stay on a pooled backend
+ * for the next client.  The server's bound is the longer one, a lock's;
+ * the client holds every other statement to statement_timeout itself
+ * (pipeline()).
+ */
+static bool
+set_timeout(struct pg_store *pg, const char *doing, struct store_error *err)
+{
+	struct db_value ms = { .type = DB_TEXT, .text = pg->timeout_ms };
+
+	return defer(pg, "SELECT set_config('statement_timeout', $1, true)", &ms, 1, doing, false, err);
+}
+
 /*
  * Runs one statement (after any deferred ones) with its parameters and
  * waits at most the timeout; on success *res (when not NULL) is the result
@@ -377,6 +444,9 @@ pg_run(struct pg_store *pg, const char *sql, const struct db_value *params, size
 		drop_deferred(pg);
 		return set_error(err, STORE_ERR_UNREACHABLE, "%s: %s: the connection was lost", pg->base.path, doing);
 	}
+	/* Outside a transaction the pipeline is one of its own (up to its sync) */
+	if (!pg->in_tx && !set_timeout(pg, doing, err))
+		return false;
 	param_texts(params, n, st.texts, bufs);
 	return pipeline(pg, &st, res, err);
 }
@@ -491,56 +561,56 @@ read_rows(struct pg_store *pg, const char *sql, const struct db_value *params, s
 /* Tables other than runs; runs is built from lib/store/runs_table.c.  Every
  * statement is idempotent: migrating means running them all. */
 static const char *const schema_tables[] = {
-	"CREATE TABLE IF NOT EXISTS breakers (account text NOT NULL, family text NOT NULL, scope text NOT NULL,"
+	"CREATE TABLE IF NOT EXISTS @breakers (account text NOT NULL, family text NOT NULL, scope text NOT NULL,"
 	" state text NOT NULL DEFAULT 'closed', reason text, resets_at double precision, reset_source text,"
 	" trips bigint NOT NULL DEFAULT 0, consecutive_unknown bigint NOT NULL DEFAULT 0,"
 	" last_trip_at double precision, last_message text, updated_at double precision, probe_pid bigint,"
 	" probe_start_time bigint, probe_host text, probe_expires double precision,"
 	" PRIMARY KEY (account, family, scope))",
-	"CREATE TABLE IF NOT EXISTS breaker_history (id bigserial PRIMARY KEY, at double precision NOT NULL,"
+	"CREATE TABLE IF NOT EXISTS @breaker_history (id bigserial PRIMARY KEY, at double precision NOT NULL,"
 	" account text NOT NULL, family text NOT NULL, scope text NOT NULL, event text NOT NULL,"
 	" state text NOT NULL, reason text, resets_at double precision, reset_source text, trips bigint,"
 	" run_id bigint, message text)",
-	"CREATE INDEX IF NOT EXISTS breaker_history_at ON breaker_history (at)",
-	"CREATE TABLE IF NOT EXISTS waits (id bigserial PRIMARY KEY, at double precision NOT NULL,"
+	"CREATE INDEX IF NOT EXISTS breaker_history_at ON @breaker_history (at)",
+	"CREATE TABLE IF NOT EXISTS @waits (id bigserial PRIMARY KEY, at double precision NOT NULL,"
 	" kind text NOT NULL, account text, family text, scope text, model text, reason text,"
 	" resets_at double precision, reset_source text, \"until\" double precision, pid bigint)",
-	"CREATE INDEX IF NOT EXISTS waits_at ON waits (at)",
-	"ALTER TABLE waits ADD COLUMN IF NOT EXISTS host text",
-	"ALTER TABLE waits ADD COLUMN IF NOT EXISTS ended_at double precision",
-	"ALTER TABLE breakers ADD COLUMN IF NOT EXISTS ramp_started double precision",
-	"ALTER TABLE breakers ADD COLUMN IF NOT EXISTS ramp_released bigint",
-	"CREATE TABLE IF NOT EXISTS slot_queue (id bigserial PRIMARY KEY, at double precision NOT NULL,"
+	"CREATE INDEX IF NOT EXISTS waits_at ON @waits (at)",
+	"ALTER TABLE @waits ADD COLUMN IF NOT EXISTS host text",
+	"ALTER TABLE @waits ADD COLUMN IF NOT EXISTS ended_at double precision",
+	"ALTER TABLE @breakers ADD COLUMN IF NOT EXISTS ramp_started double precision",
+	"ALTER TABLE @breakers ADD COLUMN IF NOT EXISTS ramp_released bigint",
+	"CREATE TABLE IF NOT EXISTS @slot_queue (id bigserial PRIMARY KEY, at double precision NOT NULL,"
 	" account text NOT NULL, family text NOT NULL, model text, host text NOT NULL, pid bigint NOT NULL,"
 	" pid_start_time bigint, alive_until double precision NOT NULL)",
 	/* A waiter's look reads its key's head and nothing else (version 12). */
-	"CREATE INDEX IF NOT EXISTS slot_queue_key ON slot_queue (account, family, id)",
-	"CREATE TABLE IF NOT EXISTS budget_buckets (account text NOT NULL, family text NOT NULL,"
+	"CREATE INDEX IF NOT EXISTS slot_queue_key ON @slot_queue (account, family, id)",
+	"CREATE TABLE IF NOT EXISTS @budget_buckets (account text NOT NULL, family text NOT NULL,"
 	" model text NOT NULL DEFAULT '', width double precision NOT NULL, bucket double precision NOT NULL,"
 	" origin text NOT NULL DEFAULT '', tokens double precision NOT NULL DEFAULT 0,"
 	" usd double precision NOT NULL DEFAULT 0, runs double precision NOT NULL DEFAULT 0,"
 	" PRIMARY KEY (account, family, model, width, bucket, origin))",
 	/* Schema 6 and 7 counted in budget_counters (no model, no origin). */
-	"DO $$ BEGIN IF to_regclass('budget_counters') IS NOT NULL THEN"
-	" INSERT INTO budget_buckets (account, family, width, bucket, tokens, usd, runs)"
-	" SELECT account, family, width, bucket, tokens, usd, runs FROM budget_counters"
-	" ON CONFLICT DO NOTHING; DROP TABLE budget_counters; END IF; END $$",
-	"CREATE TABLE IF NOT EXISTS hosts (host text PRIMARY KEY, alive_until double precision NOT NULL)",
-	"CREATE TABLE IF NOT EXISTS adaptive_limits (account text NOT NULL, family text NOT NULL,"
+	"DO $$ BEGIN IF to_regclass('@budget_counters') IS NOT NULL THEN"
+	" INSERT INTO @budget_buckets (account, family, width, bucket, tokens, usd, runs)"
+	" SELECT account, family, width, bucket, tokens, usd, runs FROM @budget_counters"
+	" ON CONFLICT DO NOTHING; DROP TABLE @budget_counters; END IF; END $$",
+	"CREATE TABLE IF NOT EXISTS @hosts (host text PRIMARY KEY, alive_until double precision NOT NULL)",
+	"CREATE TABLE IF NOT EXISTS @adaptive_limits (account text NOT NULL, family text NOT NULL,"
 	" limit_now bigint NOT NULL, successes bigint NOT NULL DEFAULT 0,"
 	" changed_at double precision NOT NULL, why text, PRIMARY KEY (account, family))",
-	"CREATE TABLE IF NOT EXISTS usage_readings (account text NOT NULL, family text NOT NULL,"
+	"CREATE TABLE IF NOT EXISTS @usage_readings (account text NOT NULL, family text NOT NULL,"
 	" win text NOT NULL, model text NOT NULL DEFAULT '', window_secs double precision,"
 	" used double precision, status text, resets_at double precision, at double precision NOT NULL,"
 	" PRIMARY KEY (account, family, win))",
 };
 
 static const char *const schema_runs_indexes[] = {
-	"CREATE INDEX IF NOT EXISTS runs_started_at ON runs (started_at)",
-	"CREATE INDEX IF NOT EXISTS runs_family_started_at ON runs (family, started_at)",
-	"CREATE INDEX IF NOT EXISTS runs_running ON runs (account, family) WHERE state = 'running'",
-	"CREATE UNIQUE INDEX IF NOT EXISTS runs_uid ON runs (uid)",
-	"CREATE INDEX IF NOT EXISTS runs_origin ON runs (origin) WHERE origin IS NOT NULL",
+	"CREATE INDEX IF NOT EXISTS runs_started_at ON @runs (started_at)",
+	"CREATE INDEX IF NOT EXISTS runs_family_started_at ON @runs (family, started_at)",
+	"CREATE INDEX IF NOT EXISTS runs_running ON @runs (account, family) WHERE state = 'running'",
+	"CREATE UNIQUE INDEX IF NOT EXISTS runs_uid ON @runs (uid)",
+	"CREATE INDEX IF NOT EXISTS runs_origin ON @runs (origin) WHERE origin IS NOT NULL",
 };
 
 static const char *
@@ -556,12 +626,12 @@ create_runs_table(struct pg_store *pg, struct store_error *err)
 {
 	char sql[256];
 
-	if (!pg_exec(pg, "CREATE TABLE IF NOT EXISTS runs (id bigserial PRIMARY KEY)", "creating the runs table", err))
+	if (!pg_exec(pg, "CREATE TABLE IF NOT EXISTS @runs (id bigserial PRIMARY KEY)", "creating the runs table", err))
 		return false;
 	for (size_t i = 0; i < run_columns_count; i++) {
 		if (run_columns[i].flags & COLUMN_KEY)
 			continue;
-		snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN IF NOT EXISTS %s %s", run_columns[i].name,
+		snprintf(sql, sizeof(sql), "ALTER TABLE @runs ADD COLUMN IF NOT EXISTS %s %s", run_columns[i].name,
 		    sql_type(run_columns[i].type));
 		if (!pg_exec(pg, sql, "creating the runs table", err))
 			return false;
@@ -581,8 +651,8 @@ pg_schema_migrate(struct pg_store *pg, struct store_error *err)
 		if (!pg_exec(pg, schema_tables[i], "migrating the schema", err))
 			return false;
 	return create_runs_table(pg, err) &&
-	    pg_exec(pg, "DELETE FROM schema_version", "migrating the schema", err) &&
-	    pg_run(pg, "INSERT INTO schema_version (version) VALUES ($1)", &version, 1, NULL,
+	    pg_exec(pg, "DELETE FROM @schema_version", "migrating the schema", err) &&
+	    pg_run(pg, "INSERT INTO @schema_version (version) VALUES ($1)", &version, 1, NULL,
 	    "migrating the schema", err);
 }
 
@@ -603,38 +673,20 @@ drop_notice(void *arg, const char *message)
 }
 
 /*
- * The server's options: the user's (the string's, else PGOPTIONS), then the
- * statement timeout and the schema, so that no round trip sets them.  The
- * server's bound is the longer one, a lock's; the client holds every other
- * statement to statement_timeout itself (pipeline()).
+ * No startup options of rlwrap's own: a pool refuses them (pgbouncer:
+ * "unsupported startup parameter: options"), and a session's settings
+ * would outlive its transaction on a pooled backend.  The user's own, in
+ * the string or PGOPTIONS, libpq sends as it reads them.
  */
-static bool
-server_options(const struct pg_store *pg, const char *url, char *out, size_t size)
-{
-	char user[512];
-	const char *env = getenv("PGOPTIONS");
-	int n;
-
-	conninfo_value(url, "options", user, sizeof(user));
-	if (*user == '\0' && env != NULL)
-		strlcpy(user, env, sizeof(user));
-	n = snprintf(out, size, "%s%s-c statement_timeout=%d -c search_path=%s", user, *user != '\0' ? " " : "",
-	    (int)ceil(pg->lock_timeout * 1000), pg->schema);
-	return n > 0 && (size_t)n < size;
-}
-
 static bool
 connect_server(struct pg_store *pg, const struct store_options *opts, const char *url,
     struct store_error *err)
 {
-	char timeout[16], options[640];
-	/* options after dbname: the string's own would replace it, not add to it */
-	const char *keys[] = { "connect_timeout", "fallback_application_name", "dbname", "options", NULL };
-	const char *values[] = { timeout, "rlwrap", url, options, NULL };
+	char timeout[16];
+	const char *keys[] = { "connect_timeout", "fallback_application_name", "dbname", NULL };
+	const char *values[] = { timeout, "rlwrap", url, NULL };
 
 	snprintf(timeout, sizeof(timeout), "%d", (int)ceil(opts->connect_timeout));
-	if (!server_options(pg, url, options, sizeof(options)))
-		return set_error(err, STORE_ERR_OPEN, "%s: the server options are too long", pg->base.path);
 	pg->conn = PQconnectdbParams(keys, values, 1);
 	if (pg->conn == NULL)
 		return set_error(err, STORE_ERR_IO, "%s: out of memory", pg->base.path);
@@ -645,8 +697,7 @@ connect_server(struct pg_store *pg, const struct store_options *opts, const char
 	return true;
 }
 
-/* The schema's version: 0 when there are no tables yet (the search path,
- * set at connect, names the schema). */
+/* The schema's version: 0 when there are no tables yet. */
 static bool
 read_version(struct pg_store *pg, int *version, struct store_error *err)
 {
@@ -654,13 +705,17 @@ read_version(struct pg_store *pg, int *version, struct store_error *err)
 	struct store_error ignored;
 
 	*version = 0;
-	if (!pg_run(pg, "SELECT max(version) FROM schema_version", NULL, 0, &res, "reading the schema version",
+	if (!pg_run(pg, "SELECT max(version) FROM @schema_version", NULL, 0, &res, "reading the schema version",
 	    &ignored))
 		return ignored.status == STORE_ERR_IO || set_error(err, ignored.status, "%s", ignored.message);
 	*version = (int)cell_int(res, 0, 0, 0);
 	PQclear(res);
 	return true;
 }
+
+static bool pg_begin(struct store *store, struct store_error *err);
+static bool pg_commit(struct store *store, struct store_error *err);
+static void pg_rollback(struct store *store);
 
 static bool
 valid_schema_name(const char *name)
@@ -686,12 +741,11 @@ create_schema(struct pg_store *pg, struct store_error *err)
 		return false;
 	exists = PQntuples(res) > 0;
 	PQclear(res);
-	snprintf(sql, sizeof(sql), "CREATE SCHEMA %s", pg->schema);
+	snprintf(sql, sizeof(sql), "CREATE SCHEMA %s", pg->quoted_schema);
 	if (!exists && !pg_exec(pg, sql, "creating the schema", err))
 		return false;
-	snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS %s.schema_version (version integer NOT NULL)",
-	    pg->schema);
-	return pg_exec(pg, sql, "creating the schema", err);
+	return pg_exec(pg, "CREATE TABLE IF NOT EXISTS @schema_version (version integer NOT NULL)",
+	    "creating the schema", err);
 }
 
 /*
@@ -705,9 +759,8 @@ migrate(struct pg_store *pg, struct store_error *err)
 	int version;
 	bool locked;
 
-	if (!pg_exec(pg, "BEGIN", "migrating the schema", err))
+	if (!pg_begin(&pg->base, err))
 		return false;
-	pg->in_tx = true;
 	pg->waiting_for_lock = true;
 	locked = pg_run(pg, "SELECT pg_advisory_xact_lock(hashtext('rlwrap schema ' || $1))",
 	    &(struct db_value){ .type = DB_TEXT, .text = pg->schema }, 1, NULL, "migrating the schema", err);
@@ -720,16 +773,12 @@ migrate(struct pg_store *pg, struct store_error *err)
 		    version, STORE_SCHEMA_VERSION);
 		goto fail;
 	}
-	if ((version < STORE_SCHEMA_VERSION && !pg_schema_migrate(pg, err)) ||
-	    !pg_exec(pg, "COMMIT", "migrating the schema", err))
+	if ((version < STORE_SCHEMA_VERSION && !pg_schema_migrate(pg, err)) || !pg_commit(&pg->base, err))
 		goto fail;
-	pg->in_tx = false;
 	pg->base.version = STORE_SCHEMA_VERSION;
 	return true;
 fail:
-	pg->in_tx = false;
-	if (!pg->dead)
-		PQclear(PQexec(pg->conn, "ROLLBACK"));
+	pg_rollback(&pg->base);
 	return false;
 }
 
@@ -765,6 +814,10 @@ pg_open(const struct store_options *opts, struct store **out, struct store_error
 		    opts->schema);
 		goto fail;
 	}
+	/* a valid name needs no escaping inside the quotes; quoted, a keyword is a name too */
+	snprintf(pg->quoted_schema, sizeof(pg->quoted_schema), "\"%s\"", pg->schema);
+	snprintf(pg->timeout_ms, sizeof(pg->timeout_ms), "%d", (int)ceil(pg->lock_timeout * 1000));
+	pg->pool = opts->pool;
 	version = STORE_SCHEMA_VERSION;
 	if (!connect_server(pg, opts, opts->path, err) || (!opts->schema_known && !read_version(pg, &version, err)))
 		goto fail;
@@ -803,8 +856,11 @@ pg_close(struct store *store)
 
 /* ---- transactions ------------------------------------------------------ */
 
-/* BEGIN goes with the transaction's first statement; a transaction that
- * sent nothing else costs no round trip at all. */
+/* BEGIN and its statement timeout go with the transaction's first
+ * statement; a transaction that sent nothing else costs no round trip at
+ * all. */
+#define PG_BEGIN_STATEMENTS 2
+
 static bool
 pg_begin(struct store *store, struct store_error *err)
 {
@@ -814,7 +870,8 @@ pg_begin(struct store *store, struct store_error *err)
 		return set_error(err, STORE_ERR_UNREACHABLE, "%s: starting a transaction: the connection was lost",
 		    pg->base.path);
 	drop_deferred(pg);
-	if (!defer(pg, "BEGIN", NULL, 0, "starting a transaction", false, err))
+	if (!defer(pg, "BEGIN", NULL, 0, "starting a transaction", false, err) ||
+	    !set_timeout(pg, "starting a transaction", err))
 		return false;
 	pg->in_tx = true;
 	pg->tx_sent = false;
@@ -839,7 +896,7 @@ pg_commit(struct store *store, struct store_error *err)
 {
 	struct pg_store *pg = pg_of(store);
 
-	if (!pg->tx_sent && pg->ndeferred == 1) {
+	if (!pg->tx_sent && pg->ndeferred == PG_BEGIN_STATEMENTS) {
 		drop_deferred(pg);
 		pg->in_tx = false;
 		return true;
@@ -914,16 +971,16 @@ pg_breakers_of(struct store *store, const char *account, const char *family,
 
 	if (!lock_key(pg, account, family, err))
 		return false;
-	return read_rows(pg, pg->in_tx ? "SELECT " BREAKER_COLUMNS " FROM breakers"
+	return read_rows(pg, pg->in_tx ? "SELECT " BREAKER_COLUMNS " FROM @breakers"
 	    " WHERE account = $1 AND family = $2 ORDER BY scope FOR UPDATE" : "SELECT " BREAKER_COLUMNS
-	    " FROM breakers WHERE account = $1 AND family = $2 ORDER BY scope", key, 2, sizeof(**rows),
+	    " FROM @breakers WHERE account = $1 AND family = $2 ORDER BY scope", key, 2, sizeof(**rows),
 	    breaker_from_row, rows, count, "reading breakers", err);
 }
 
 static bool
 pg_breakers_all(struct store *store, struct breaker **rows, size_t *count, struct store_error *err)
 {
-	return read_rows(pg_of(store), "SELECT " BREAKER_COLUMNS " FROM breakers ORDER BY family, scope, account",
+	return read_rows(pg_of(store), "SELECT " BREAKER_COLUMNS " FROM @breakers ORDER BY family, scope, account",
 	    NULL, 0, sizeof(**rows), breaker_from_row, rows, count, "reading breakers", err);
 }
 
@@ -961,7 +1018,7 @@ pg_breaker_save(struct store *store, const struct breaker *b, struct store_error
 		real_value(b->ramp_started, 0), int_value(b->ramp_started > 0 ? b->ramp_released : 0, 0),
 	};
 
-	return pg_defer(pg_of(store), "INSERT INTO breakers (" BREAKER_COLUMNS ") VALUES ($1, $2, $3, $4, $5,"
+	return pg_defer(pg_of(store), "INSERT INTO @breakers (" BREAKER_COLUMNS ") VALUES ($1, $2, $3, $4, $5,"
 	    " $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) ON CONFLICT (account, family, scope) DO UPDATE"
 	    " SET state = EXCLUDED.state, reason = EXCLUDED.reason, resets_at = EXCLUDED.resets_at,"
 	    " reset_source = EXCLUDED.reset_source, trips = EXCLUDED.trips,"
@@ -985,7 +1042,7 @@ pg_history_add(struct store *store, const struct breaker *b, const char *event,
 		text_value(b->last_message),
 	};
 
-	return pg_defer(pg_of(store), "INSERT INTO breaker_history (at, account, family, scope, event, state,"
+	return pg_defer(pg_of(store), "INSERT INTO @breaker_history (at, account, family, scope, event, state,"
 	    " reason, resets_at, reset_source, trips, run_id, message) VALUES ($1, $2, $3, $4, $5, $6, $7, $8,"
 	    " $9, $10, $11, $12)", v, 12, "writing breaker history", false, err);
 }
@@ -1010,8 +1067,8 @@ write_run(struct pg_store *pg, const struct run_row *run, bool notify, long long
 	notify = notify && run->id != 0;
 	if (notify)
 		strlcpy(sql, "WITH done AS (", sizeof(sql));
-	fits = run->id != 0 ? runs_update_sql("runs", '$', sql + strlen(sql), sizeof(sql) - strlen(sql)) :
-	    runs_insert_sql("runs", '$', sql, sizeof(sql));
+	fits = run->id != 0 ? runs_update_sql("@runs", '$', sql + strlen(sql), sizeof(sql) - strlen(sql)) :
+	    runs_insert_sql("@runs", '$', sql, sizeof(sql));
 	if (!fits || strlcat(sql, " RETURNING id", sizeof(sql)) >= sizeof(sql))
 		return set_error(err, STORE_ERR_IO, "%s: the runs insert does not fit", pg->base.path);
 	for (size_t i = 0; i < run_columns_count && n + 2 < sizeof(v) / sizeof(v[0]); i++)
@@ -1044,9 +1101,9 @@ static bool
 prune(struct pg_store *pg, long long last_run_id, double now, struct store_error *err)
 {
 	static const char *const by_age[] = {
-		"DELETE FROM runs WHERE started_at < $1 AND coalesce(state, '') <> 'running'",
-		"DELETE FROM breaker_history WHERE at < $1",
-		"DELETE FROM waits WHERE at < $1",
+		"DELETE FROM @runs WHERE started_at < $1 AND coalesce(state, '') <> 'running'",
+		"DELETE FROM @breaker_history WHERE at < $1",
+		"DELETE FROM @waits WHERE at < $1",
 	};
 	struct db_value oldest_id = { .type = DB_INT, .i = last_run_id - pg->base.keep_runs };
 	struct db_value cutoff = { .type = DB_REAL, .r = now - (double)pg->base.keep_days * 86400 };
@@ -1054,7 +1111,7 @@ prune(struct pg_store *pg, long long last_run_id, double now, struct store_error
 	if (last_run_id % PG_PRUNE_EVERY != 0)
 		return true;
 	if (pg->base.keep_runs > 0 && last_run_id > pg->base.keep_runs &&
-	    !pg_defer(pg, "DELETE FROM runs WHERE id <= $1 AND coalesce(state, '') <> 'running'", &oldest_id, 1,
+	    !pg_defer(pg, "DELETE FROM @runs WHERE id <= $1 AND coalesce(state, '') <> 'running'", &oldest_id, 1,
 	    "pruning history", false, err))
 		return false;
 	for (size_t i = 0; pg->base.keep_days > 0 && i < sizeof(by_age) / sizeof(by_age[0]); i++)
@@ -1068,7 +1125,8 @@ prune(struct pg_store *pg, long long last_run_id, double now, struct store_error
  * running row completed or lost, a place in a queue given up) notifies the
  * channel, with the schema as payload (one channel per database); inside
  * a transaction the notice goes out at its commit.  Waiters still look every
- * poll interval, for the holders that die without a word.
+ * poll interval, for the holders that die without a word, and the waiters
+ * behind a transaction pool, which may not LISTEN (decide_listen()).
  */
 static bool
 slot_maybe_freed(struct pg_store *pg, struct store_error *err)
@@ -1093,6 +1151,31 @@ drain_notices(struct pg_store *pg)
 	return told;
 }
 
+/*
+ * Whether this connection may LISTEN: one a transaction pool hands from
+ * backend to backend must not (the LISTEN would stay on a backend that
+ * other clients get, and the notices reach whoever holds it).  pool =
+ * transaction says it never may, none that it always may; auto asks: the
+ * backend that answers is the one the connection started with (the pid of
+ * its BackendKeyData) only when nothing stands between, since a pool sends
+ * a cancel key of its own.  A waiter that may not LISTEN looks every poll.
+ */
+static bool
+decide_listen(struct pg_store *pg, struct store_error *err)
+{
+	PGresult *res;
+
+	pg->may_listen = pg->pool == STORE_POOL_NONE;
+	if (pg->pool == STORE_POOL_AUTO) {
+		if (!pg_run(pg, "SELECT pg_backend_pid()", NULL, 0, &res, "waiting for a slot", err))
+			return false;
+		pg->may_listen = cell_int(res, 0, 0, 0) == PQbackendPID(pg->conn);
+		PQclear(res);
+	}
+	pg->listen_decided = true;
+	return true;
+}
+
 static bool
 pg_slot_await(struct store *store, double secs, bool *told, struct store_error *err)
 {
@@ -1100,9 +1183,13 @@ pg_slot_await(struct store *store, double secs, bool *told, struct store_error *
 	struct pollfd pfd;
 
 	*told = false;
-	if (!pg->listening && !pg_exec(pg, "LISTEN " SLOT_CHANNEL, "waiting for a slot", err))
+	if (!pg->listen_decided && !decide_listen(pg, err))
 		return false;
-	pg->listening = true;
+	if (pg->may_listen && !pg->listening) {
+		if (!pg_exec(pg, "LISTEN " SLOT_CHANNEL, "waiting for a slot", err))
+			return false;
+		pg->listening = true;
+	}
 	if ((*told = drain_notices(pg)))
 		return true;
 	pfd = (struct pollfd){ .fd = PQsocket(pg->conn), .events = POLLIN };
@@ -1121,7 +1208,7 @@ pg_run_add(struct store *store, const struct run_row *run, double now,
 	return write_run(pg_of(store), run, true, run_id, err) && prune(pg_of(store), *run_id, now, err);
 }
 
-#define WAITS_INSERT "INSERT INTO waits (at, kind, account, family, scope, model, reason, resets_at," \
+#define WAITS_INSERT "INSERT INTO @waits (at, kind, account, family, scope, model, reason, resets_at," \
 	" reset_source, \"until\", pid, host) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
 
 static bool
@@ -1159,7 +1246,7 @@ update_by_id(struct store *store, const char *sql, long long id, bool has_value,
 static bool
 pg_wait_end(struct store *store, long long wait_id, double ended_at, struct store_error *err)
 {
-	return update_by_id(store, "UPDATE waits SET ended_at = $2 WHERE id = $1", wait_id, true, ended_at,
+	return update_by_id(store, "UPDATE @waits SET ended_at = $2 WHERE id = $1", wait_id, true, ended_at,
 	    "recording a wait's end", err);
 }
 
@@ -1200,7 +1287,7 @@ pg_family_counts(struct store *store, double since, struct family_counts **rows,
     size_t *count, struct store_error *err)
 {
 	return family_rows(pg_of(store), "SELECT coalesce(family, '?'), count(*), count(*) FILTER"
-	    " (WHERE coalesce(reason, 'none') <> 'none') FROM runs WHERE started_at >= $1"
+	    " (WHERE coalesce(reason, 'none') <> 'none') FROM @runs WHERE started_at >= $1"
 	    " AND state <> 'refused' GROUP BY 1 ORDER BY 1",
 	    true, since, rows, count, err);
 }
@@ -1209,7 +1296,7 @@ static bool
 pg_families_since(struct store *store, double since, struct family_counts **rows,
     size_t *count, struct store_error *err)
 {
-	return family_rows(pg_of(store), "SELECT DISTINCT family FROM runs WHERE family IS NOT NULL"
+	return family_rows(pg_of(store), "SELECT DISTINCT family FROM @runs WHERE family IS NOT NULL"
 	    " AND started_at >= $1 ORDER BY 1", false, since, rows, count, err);
 }
 
@@ -1239,7 +1326,7 @@ pg_runs_each(struct store *store, const struct run_filter *f, run_row_cb cb, voi
 	PGresult *res;
 	size_t nparams;
 
-	if (!runs_select_sql("runs", sql, sizeof(sql)) || !run_filter_sql(f, '$', sql, sizeof(sql), params, &nparams))
+	if (!runs_select_sql("@runs", sql, sizeof(sql)) || !run_filter_sql(f, '$', sql, sizeof(sql), params, &nparams))
 		return set_error(err, STORE_ERR_IO, "%s: the history query does not fit", pg->base.path);
 	if (!pg_run(pg, sql, params, nparams, &res, "reading the run history", err))
 		return false;
@@ -1262,7 +1349,7 @@ pg_run_mark_recovered(struct store *store, long long id, long long by, struct st
 {
 	struct db_value v[2] = { { .type = DB_INT, .i = by }, { .type = DB_INT, .i = id } };
 
-	return pg_defer(pg_of(store), "UPDATE runs SET recovered_by = $1 WHERE id = $2", v, 2,
+	return pg_defer(pg_of(store), "UPDATE @runs SET recovered_by = $1 WHERE id = $2", v, 2,
 	    "marking a run recovered", false, err);
 }
 
@@ -1271,7 +1358,7 @@ pg_run_note(struct store *store, long long id, const char *note, struct store_er
 {
 	struct db_value v[2] = { { .type = DB_TEXT, .text = note }, { .type = DB_INT, .i = id } };
 
-	return pg_defer(pg_of(store), "UPDATE runs SET recover_note = $1 WHERE id = $2", v, 2,
+	return pg_defer(pg_of(store), "UPDATE @runs SET recover_note = $1 WHERE id = $2", v, 2,
 	    "noting why a run is not re-run", false, err);
 }
 
@@ -1285,7 +1372,7 @@ pg_run_settle(struct store *store, const struct run_outcome *o, struct store_err
 		{ .type = DB_REAL, .r = o->ended_at },
 	};
 
-	return pg_defer(pg_of(store), "UPDATE runs SET state = 'finished', exit_code = $3, term_signal = $4,"
+	return pg_defer(pg_of(store), "UPDATE @runs SET state = 'finished', exit_code = $3, term_signal = $4,"
 	    " reason = $5, ended_at = $6 WHERE id = $1 AND uid = $2 AND state IN ('running', 'lost')", v, 6,
 	    "settling a run's journaled outcome", false, err);
 }
@@ -1297,7 +1384,7 @@ pg_run_merge(struct store *store, const struct run_row *run, struct store_error 
 	char sql[4096];
 	size_t n = 0;
 
-	if (!runs_merge_sql("runs", '$', sql, sizeof(sql)))
+	if (!runs_merge_sql("@runs", '$', sql, sizeof(sql)))
 		return set_error(err, STORE_ERR_IO, "%s: the runs merge does not fit", store->path);
 	for (size_t i = 0; i < run_columns_count && n < sizeof(v) / sizeof(v[0]); i++)
 		if (run_column_written(&run_columns[i], false))
@@ -1315,7 +1402,7 @@ pg_run_claim_set(struct store *store, long long id, const struct probe_lease *ho
 		{ .type = DB_REAL, .r = now },
 	};
 
-	return pg_defer(pg_of(store), "UPDATE runs SET claim_pid = $2, claim_start_time = $3, claim_host = $4,"
+	return pg_defer(pg_of(store), "UPDATE @runs SET claim_pid = $2, claim_start_time = $3, claim_host = $4,"
 	    " claimed_at = $5 WHERE id = $1", v, 5, "claiming a run", false, err);
 }
 
@@ -1335,7 +1422,7 @@ pg_host_renew(struct store *store, const char *host, double alive_until, struct 
 {
 	struct db_value v[2] = { text_value(host), real_value(alive_until, -1) };
 
-	return pg_defer(pg_of(store), "INSERT INTO hosts (host, alive_until) VALUES ($1, $2)"
+	return pg_defer(pg_of(store), "INSERT INTO @hosts (host, alive_until) VALUES ($1, $2)"
 	    " ON CONFLICT (host) DO UPDATE SET alive_until = EXCLUDED.alive_until"
 	    " WHERE hosts.alive_until < EXCLUDED.alive_until", v, 2, "renewing the host's lease", false, err);
 }
@@ -1347,7 +1434,7 @@ pg_host_lease(struct store *store, const char *host, double *alive_until, struct
 	PGresult *res;
 
 	*alive_until = 0;
-	if (!pg_run(pg_of(store), "SELECT alive_until FROM hosts WHERE host = $1", &v, 1, &res,
+	if (!pg_run(pg_of(store), "SELECT alive_until FROM @hosts WHERE host = $1", &v, 1, &res,
 	    "reading a host's lease", err))
 		return false;
 	if (PQntuples(res) > 0)
@@ -1359,7 +1446,7 @@ pg_host_lease(struct store *store, const char *host, double *alive_until, struct
 static bool
 pg_run_mark_lost(struct store *store, long long run_id, struct store_error *err)
 {
-	return update_by_id(store, "UPDATE runs SET state = 'lost' WHERE id = $1 AND state = 'running'",
+	return update_by_id(store, "UPDATE @runs SET state = 'lost' WHERE id = $1 AND state = 'running'",
 	    run_id, false, 0, "marking a run lost", err) && slot_maybe_freed(pg_of(store), err);
 }
 
@@ -1397,8 +1484,8 @@ pg_running(struct store *store, const char *account, const char *family,
 	*count = 0;
 	return lock_key(pg_of(store), account, family, err) &&
 	    read_rows(pg_of(store), "SELECT r.id, r.family, r.account, r.model, r.cwd, r.started_at,"
-	    " r.host, r.pid, r.pid_start_time, r.alive_until, h.alive_until FROM runs r"
-	    " LEFT JOIN hosts h ON h.host = r.host WHERE r.state = 'running' AND ($2::text IS NULL"
+	    " r.host, r.pid, r.pid_start_time, r.alive_until, h.alive_until FROM @runs r"
+	    " LEFT JOIN @hosts h ON h.host = r.host WHERE r.state = 'running' AND ($2::text IS NULL"
 	    " OR (r.account = $1 AND r.family = $2)) ORDER BY r.id", key, 2, sizeof(**rows), running_from_row, rows, count,
 	    "reading the running runs", err);
 }
@@ -1413,7 +1500,7 @@ pg_ticket_add(struct store *store, const struct slot_ticket *t, long long *id, s
 	};
 	PGresult *res;
 
-	if (!pg_run(pg_of(store), "INSERT INTO slot_queue (at, account, family, model, host, pid, pid_start_time,"
+	if (!pg_run(pg_of(store), "INSERT INTO @slot_queue (at, account, family, model, host, pid, pid_start_time,"
 	    " alive_until) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id", v, 8, &res,
 	    "joining the queue for a slot", err))
 		return false;
@@ -1425,14 +1512,14 @@ pg_ticket_add(struct store *store, const struct slot_ticket *t, long long *id, s
 static bool
 pg_ticket_remove(struct store *store, long long id, struct store_error *err)
 {
-	return update_by_id(store, "DELETE FROM slot_queue WHERE id = $1", id, false, 0,
+	return update_by_id(store, "DELETE FROM @slot_queue WHERE id = $1", id, false, 0,
 	    "leaving the queue for a slot", err) && slot_maybe_freed(pg_of(store), err);
 }
 
 static bool
 pg_ticket_renew(struct store *store, long long id, double alive_until, struct store_error *err)
 {
-	return update_by_id(store, "UPDATE slot_queue SET alive_until = $2 WHERE id = $1", id, true,
+	return update_by_id(store, "UPDATE @slot_queue SET alive_until = $2 WHERE id = $1", id, true,
 	    alive_until, "renewing a place in the queue", err);
 }
 
@@ -1459,7 +1546,7 @@ pg_tickets(struct store *store, const char *account, const char *family,
 	*count = 0;
 	return lock_key(pg_of(store), account, family, err) &&
 	    read_rows(pg_of(store), "SELECT q.id, q.family, q.account, q.model, q.at, q.host, q.pid,"
-	    " q.pid_start_time, q.alive_until, h.alive_until FROM slot_queue q LEFT JOIN hosts h ON h.host = q.host"
+	    " q.pid_start_time, q.alive_until, h.alive_until FROM @slot_queue q LEFT JOIN @hosts h ON h.host = q.host"
 	    " WHERE $2::text IS NULL OR (q.account = $1 AND q.family = $2) ORDER BY q.id",
 	    key, 2, sizeof(**rows), ticket_from_row, rows, count, "reading the queue for slots", err);
 }
@@ -1474,9 +1561,9 @@ pg_queue_head(struct store *store, const char *account, const char *family, long
 	PGresult *res;
 
 	if (!pg_run(pg_of(store), "SELECT q.id, q.family, q.account, q.model, q.at, q.host, q.pid,"
-	    " q.pid_start_time, q.alive_until, h.alive_until, EXISTS (SELECT 1 FROM slot_queue WHERE id = $3)"
-	    " FROM (SELECT * FROM slot_queue WHERE account = $1 AND family = $2 ORDER BY id LIMIT 1) q"
-	    " LEFT JOIN hosts h ON h.host = q.host", key, 3, &res, "looking at the queue for a slot", err))
+	    " q.pid_start_time, q.alive_until, h.alive_until, EXISTS (SELECT 1 FROM @slot_queue WHERE id = $3)"
+	    " FROM (SELECT * FROM @slot_queue WHERE account = $1 AND family = $2 ORDER BY id LIMIT 1) q"
+	    " LEFT JOIN @hosts h ON h.host = q.host", key, 3, &res, "looking at the queue for a slot", err))
 		return false;
 	if (PQntuples(res) > 0) {
 		ticket_from_row(res, 0, head);
@@ -1500,7 +1587,7 @@ pg_readings_save(struct store *store, const struct usage_reading *rows, size_t n
 			{ .type = DB_REAL, .r = r->at },
 		};
 
-		if (!pg_defer(pg_of(store), "INSERT INTO usage_readings (account, family, win, model, window_secs,"
+		if (!pg_defer(pg_of(store), "INSERT INTO @usage_readings (account, family, win, model, window_secs,"
 		    " used, status, resets_at, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
 		    " ON CONFLICT (account, family, win) DO UPDATE SET model = excluded.model,"
 		    " window_secs = excluded.window_secs, used = excluded.used, status = excluded.status,"
@@ -1534,7 +1621,7 @@ pg_readings(struct store *store, const char *account, const char *family,
 	struct db_value v[2] = { text_value(account), text_value(family) };
 
 	return read_rows(pg_of(store), "SELECT account, family, win, model, window_secs, used, status,"
-	    " resets_at, at FROM usage_readings WHERE $2::text IS NULL OR (account = $1 AND family = $2)"
+	    " resets_at, at FROM @usage_readings WHERE $2::text IS NULL OR (account = $1 AND family = $2)"
 	    " ORDER BY account, family, win", v, 2, sizeof(**rows), reading_from_row, rows, count,
 	    "reading the usage readings", err);
 }
@@ -1561,7 +1648,7 @@ pg_adaptive_limits(struct store *store, const char *account, const char *family,
 	struct db_value v[2] = { text_value(account), text_value(family) };
 
 	return read_rows(pg_of(store), "SELECT account, family, limit_now, successes, changed_at, why"
-	    " FROM adaptive_limits WHERE $1::text IS NULL OR (account = $1 AND family = $2)"
+	    " FROM @adaptive_limits WHERE $1::text IS NULL OR (account = $1 AND family = $2)"
 	    " ORDER BY account, family", v, 2, sizeof(**rows), adaptive_limit_from_row, rows, count,
 	    "reading the adaptive limits", err);
 }
@@ -1574,7 +1661,7 @@ pg_adaptive_save(struct store *store, const struct adaptive_limit *l, struct sto
 		{ .type = DB_INT, .i = l->successes }, { .type = DB_REAL, .r = l->changed_at }, text_value(l->why),
 	};
 
-	return pg_defer(pg_of(store), "INSERT INTO adaptive_limits (account, family, limit_now, successes,"
+	return pg_defer(pg_of(store), "INSERT INTO @adaptive_limits (account, family, limit_now, successes,"
 	    " changed_at, why) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (account, family) DO UPDATE SET"
 	    " limit_now = excluded.limit_now, successes = excluded.successes, changed_at = excluded.changed_at,"
 	    " why = excluded.why", v, 6, "saving an adaptive limit", false, err);
@@ -1596,7 +1683,7 @@ pg_budget_add(struct store *store, const char *account, const char *family,
 			{ .type = DB_REAL, .r = adds[i].runs },
 		};
 
-		ok = pg_defer(pg_of(store), "INSERT INTO budget_buckets AS c (account, family, model, width, bucket,"
+		ok = pg_defer(pg_of(store), "INSERT INTO @budget_buckets AS c (account, family, model, width, bucket,"
 		    " tokens, usd, runs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
 		    " ON CONFLICT (account, family, model, width, bucket, origin) DO UPDATE SET"
 		    " tokens = c.tokens + excluded.tokens, usd = c.usd + excluded.usd, runs = c.runs + excluded.runs",
@@ -1611,7 +1698,7 @@ pg_budget_prune(struct store *store, const char *account, const char *family, do
 {
 	struct db_value v[3] = { text_value(account), text_value(family), { .type = DB_REAL, .r = now } };
 
-	return pg_defer(pg_of(store), "DELETE FROM budget_buckets WHERE account = $1 AND family = $2"
+	return pg_defer(pg_of(store), "DELETE FROM @budget_buckets WHERE account = $1 AND family = $2"
 	    " AND bucket + 61 * width <= $3", v, 3, "pruning a budget's counters", false, err);
 }
 
@@ -1627,7 +1714,7 @@ pg_budget_merge(struct store *store, const char *origin, const struct budget_buc
 	};
 
 	return lock_key(pg_of(store), row->account, row->family, err) &&
-	    pg_defer(pg_of(store), "INSERT INTO budget_buckets AS c (account, family, model, width, bucket, origin,"
+	    pg_defer(pg_of(store), "INSERT INTO @budget_buckets AS c (account, family, model, width, bucket, origin,"
 	    " tokens, usd, runs) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
 	    " ON CONFLICT (account, family, model, width, bucket, origin) DO UPDATE SET"
 	    " tokens = greatest(c.tokens, excluded.tokens), usd = greatest(c.usd, excluded.usd),"
@@ -1656,7 +1743,7 @@ pg_budget_buckets(struct store *store, const char *account, const char *family,
 	struct db_value v[2] = { text_value(account), text_value(family) };
 
 	return read_rows(pg_of(store), "SELECT account, family, model, width, bucket, sum(tokens), sum(usd),"
-	    " sum(runs) FROM budget_buckets WHERE $1::text IS NULL OR (account = $1 AND family = $2)"
+	    " sum(runs) FROM @budget_buckets WHERE $1::text IS NULL OR (account = $1 AND family = $2)"
 	    " GROUP BY account, family, model, width, bucket ORDER BY account, family, model, width, bucket",
 	    v, 2, sizeof(**rows), budget_bucket_from_row, rows, count, "reading a budget's counters", err);
 }
@@ -1681,7 +1768,7 @@ pg_wait_totals(struct store *store, double since, struct wait_total **rows, size
 	struct db_value v[1] = { { .type = DB_REAL, .r = since } };
 
 	return read_rows(pg_of(store), "SELECT account, family, model, reason,"
-	    " sum(greatest(coalesce(ended_at, \"until\", at) - at, 0)), count(*) FROM waits"
+	    " sum(greatest(coalesce(ended_at, \"until\", at) - at, 0)), count(*) FROM @waits"
 	    " WHERE kind = 'wait' AND at >= $1 GROUP BY account, family, model, reason", v, 1, sizeof(**rows),
 	    wait_total_from_row, rows, count, "reading the waits", err);
 }
