@@ -106,9 +106,8 @@ wrapper() {
 
 # The server's processes (postmaster and backends), by pid.
 server_pids() {
-	local dir pid
-	dir=$(printf '%s' "$RLWRAP_TEST_PG" | sed -E 's/.*host=([^&]+).*/\1/')
-	pid=$(head -1 "$dir/data/postmaster.pid")
+	local pid
+	pid=$(pg_server_pid)
 	echo "$pid" $(pgrep -P "$pid")
 }
 

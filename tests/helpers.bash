@@ -41,7 +41,11 @@ common_setup() {
 
 # The store suites run against RLWRAP_TEST_BACKEND: sqlite (the default, a
 # fresh file per test) or postgresql (a fresh schema per test on the server
-# RLWRAP_TEST_PG names, a throwaway one from tests/pg-server).
+# RLWRAP_TEST_PG names, a throwaway one from tests/pg-server).  With
+# RLWRAP_TEST_PG_VIA=pgbouncer (make check-postgresql PG_VIA=pgbouncer)
+# RLWRAP_TEST_PG is a transaction pool in front of it (tests/pg-pool), and
+# RLWRAP_TEST_PG_SERVER the server itself, which the suites' own looks
+# (db, the server's pid) go to.
 backend_setup() {
 	if [ "${RLWRAP_TEST_BACKEND:-sqlite}" = postgresql ]; then
 		: "${RLWRAP_TEST_PG:?RLWRAP_TEST_PG must name the test server (tests/pg-server start DIR)}"
@@ -57,8 +61,14 @@ backend_setup() {
 private_pg_server() {
 	PRIVATE_PG=$(mktemp -d /tmp/rlwrap-pgp.XXXXXX) || return 1
 	RLWRAP_TEST_PG=$("$BATS_TEST_DIRNAME/pg-server" start "$PRIVATE_PG") || return 1
+	RLWRAP_TEST_PG_SERVER=$RLWRAP_TEST_PG
+	if [ "${RLWRAP_TEST_PG_VIA:-}" = pgbouncer ]; then
+		PRIVATE_POOL=$(mktemp -d /tmp/rlwrap-pgq.XXXXXX) || return 1
+		RLWRAP_TEST_PG=$("$BATS_TEST_DIRNAME/pg-pool" start "$PRIVATE_POOL" "$PRIVATE_PG") || return 1
+		export PRIVATE_POOL
+	fi
 	RLWRAP_DB=$RLWRAP_TEST_PG
-	export RLWRAP_TEST_PG RLWRAP_DB PRIVATE_PG
+	export RLWRAP_TEST_PG RLWRAP_TEST_PG_SERVER RLWRAP_DB PRIVATE_PG
 }
 
 private_pg_stop() {
@@ -67,7 +77,19 @@ private_pg_stop() {
 	# a test that failed during its outage left the server stopped
 	pid=$(head -1 "$PRIVATE_PG/data/postmaster.pid" 2> /dev/null) &&
 		kill -CONT "$pid" $(pgrep -P "$pid") 2> /dev/null
+	[ -z "${PRIVATE_POOL:-}" ] || "$BATS_TEST_DIRNAME/pg-pool" stop "$PRIVATE_POOL"
 	"$BATS_TEST_DIRNAME/pg-server" stop "$PRIVATE_PG"
+}
+
+# The server's own URL (not the pool's) and its postmaster's pid.
+pg_server_url() {
+	echo "${RLWRAP_TEST_PG_SERVER:-$RLWRAP_TEST_PG}"
+}
+
+pg_server_pid() {
+	local dir
+	dir=$(pg_server_url | sed -E 's/.*host=([^&]+).*/\1/')
+	head -1 "$dir/data/postmaster.pid"
 }
 
 on_postgresql() {
@@ -86,7 +108,7 @@ db() {
 	if on_postgresql; then
 		local q=$1
 		q=$(printf '%s' "$q" | sed -E 's/ order by id$//; s/group_concat\(([a-z_]+)\)/string_agg(\1::text, '"','"' ORDER BY id)/g; s/cast\(([a-z_]+) as int\)/trunc(\1)::bigint/g')
-		PGOPTIONS="-c search_path=$RLWRAP_SCHEMA" psql -qAtX -d "$RLWRAP_TEST_PG" -c "$q"
+		PGOPTIONS="-c search_path=$RLWRAP_SCHEMA" psql -qAtX -d "$(pg_server_url)" -c "$q"
 	else
 		sqlite3 "$RLWRAP_DB" "$1"
 	fi

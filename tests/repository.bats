@@ -23,7 +23,7 @@ setup() {
 @test "the shell scripts are shellcheck clean (warnings and above)" {
 	command -v shellcheck >/dev/null || skip "shellcheck not installed (Debian: shellcheck)"
 	run shellcheck -S warning "$SRC"/bootstrap "$SRC"/.ci/* "$SRC"/bench/*.sh "$SRC"/tests/*.bash \
-		"$SRC"/tests/pg-server "$SRC"/fuzz/*.sh "$SRC"/examples/demo
+		"$SRC"/tests/pg-server "$SRC"/tests/pg-pool "$SRC"/fuzz/*.sh "$SRC"/examples/demo
 	assert_success
 }
 

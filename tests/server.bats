@@ -90,7 +90,7 @@ tcp_url() {
 	# A wrong password: the error says so, without either password.
 	RLWRAP_DB=${RLWRAP_DB/fleet-secret/wrong-secret} run "$RLWRAP" status
 	assert_failure 1
-	assert_output --partial "password authentication failed"
+	assert_output --regexp "(password|SASL) authentication failed"   # the server's words, or a pool's
 	refute_output --partial wrong-secret
 	# A run whose argv holds the URL: the history keeps it without the password.
 	run "$RLWRAP" -q -- echo "$RLWRAP_DB"
@@ -112,7 +112,7 @@ tcp_url() {
 	for form in 'p%40ss%3Aw%2Frd%231' 'p@ss:w/rd#1' 'p%40ss' 'p@ss'; do refute_output --partial "$form"; done
 	RLWRAP_DB=${RLWRAP_DB/rd%231/rd%232} run "$RLWRAP" status
 	assert_failure 1
-	assert_output --partial "password authentication failed"
+	assert_output --regexp "(password|SASL) authentication failed"
 	for form in 'p%40ss%3Aw%2Frd%232' 'p@ss:w/rd#2' 'p%40ss' 'p@ss'; do refute_output --partial "$form"; done
 }
 
@@ -137,8 +137,7 @@ tcp_url() {
 @test "a stopped server (SIGSTOP) costs at most the timeouts: the child's bytes and status intact" {
 	private_pg_server   # stopped below: suites beside this one keep theirs
 	"$RLWRAP" status > /dev/null
-	local pid; pid=$(head -1 "$(dirname "$(printf '%s' "$RLWRAP_TEST_PG" | sed -E 's/.*host=([^&]+).*/\1/')/data")/postmaster.pid" 2>/dev/null ||
-		head -1 "$(printf '%s' "$RLWRAP_TEST_PG" | sed -E 's/.*host=([^&]+).*/\1/')/data/postmaster.pid")
+	local pid; pid=$(pg_server_pid)
 	printf '[store]\nconnect_timeout = 2s\nstatement_timeout = 1s\n' > "$RLWRAP_CONFIG"
 	kill -STOP "$pid"
 	local start=$SECONDS
@@ -254,4 +253,84 @@ refusals() {
 	run "$RLWRAP" status
 	assert_success
 	assert_output --partial "memo_ttl: 'soon' is not a duration"
+}
+
+# via_pool: the suites run through a transaction pool (PG_VIA=pgbouncer).
+via_pool() {
+	[ "${RLWRAP_TEST_PG_VIA:-}" = pgbouncer ]
+}
+
+@test "a user's own startup options (PGOPTIONS, the URL's options) reach the server; a transaction pool refuses them" {
+	"$RLWRAP" status > /dev/null   # the schema, made without options
+	local want="read-only transaction"
+	if via_pool; then want="unsupported startup parameter: options"; fi
+	PGOPTIONS="-c default_transaction_read_only=on" run "$RLWRAP" trip --for 1h claude
+	assert_failure
+	assert_output --partial "$want"
+	RLWRAP_DB="$RLWRAP_TEST_PG&options=-c%20default_transaction_read_only%3Don" run "$RLWRAP" trip --for 1h claude
+	assert_failure
+	assert_output --partial "$want"
+	assert_equal "$(db "select count(*) from breakers")" 0
+	# rlwrap's own settings are no session's: none reaches the next client.
+	run -0 "$RLWRAP" trip --for 1h claude
+	assert_equal "$(psql -qAtX -d "$RLWRAP_TEST_PG" -c "show statement_timeout")" 0
+	assert_equal "$(psql -qAtX -d "$RLWRAP_TEST_PG" -c "select current_setting('search_path') not like '%$RLWRAP_SCHEMA%'")" t
+}
+
+@test "through a transaction pool (PG_VIA=pgbouncer) rlwrap's transactions are the pool's" {
+	via_pool || skip "needs make check-postgresql PG_VIA=pgbouncer"
+	local dir port before after
+	dir=$(printf '%s' "$RLWRAP_TEST_PG" | sed -E 's/.*host=([^&]+).*/\1/')
+	port=$(printf '%s' "$RLWRAP_TEST_PG" | sed -E 's/.*port=([0-9]+).*/\1/')
+	[ "$(pg_server_url)" != "$RLWRAP_TEST_PG" ]
+	stats() { psql -qAtX -h "$dir" -p "$port" -U postgres -d pgbouncer -c "show stats" | awk -F'|' '$1 == "postgres" { print $2 }'; }
+	before=$(stats)
+	run -0 "$RLWRAP" trip --for 1h claude
+	run -0 "$RLWRAP" status
+	after=$(stats)
+	[ "$after" -ge $((before + 3)) ] || fail "the pool counted $before then $after transactions"
+}
+
+# slot_wait_setup POOL: max_concurrent 1, a holder of a second, and waiters
+# that look again only after ten minutes: only a NOTIFY wakes them sooner.
+slot_wait_setup() {
+	printf '[store]\npool = %s\n[family.claude]\nmax_concurrent = 1\n' "$1" > "$RLWRAP_CONFIG"
+	export RLWRAP_SLOT_POLL_MS=600000 RLWRAP_SLOT_POLL_MAX_MS=600000
+	"$RLWRAP" -q -f claude -- sh -c 'touch holding; sleep 1' &
+	for _ in $(seq 100); do [ -e holding ] && break; sleep 0.1; done
+	[ -e holding ]
+}
+
+@test "a waiter LISTENs on the backend's own connection (pool = auto, none): told of the freed slot at once" {
+	via_pool && skip "the backend's own connection: make check-postgresql without PG_VIA"
+	for pool in auto none; do
+		rm -f holding
+		slot_wait_setup "$pool"
+		# the 10 s budget is ten times the holder's second: only a hang's bound
+		run -0 "$RLWRAP" -q --wait=10s -f claude -- echo "ran-$pool"
+		assert_output "ran-$pool"
+		wait
+	done
+}
+
+@test "pool = transaction, or auto through a pool: a waiter never LISTENs, and waits for its next look" {
+	local pool=transaction
+	if via_pool; then pool=auto; fi
+	slot_wait_setup "$pool"
+	run -75 "$RLWRAP" --wait=4s -f claude -- echo ran
+	refute_output --partial ran
+	assert_output --partial "no slot free"
+	wait
+	# The slot is free: the next look takes it, told or not.
+	run -0 "$RLWRAP" -q --wait=4s -f claude -- echo ran
+	assert_output ran
+}
+
+@test "[store] pool takes auto, transaction or none" {
+	printf '[store]\npool = session\n' > "$RLWRAP_CONFIG"
+	run "$RLWRAP" status
+	assert_output --partial "pool: 'session' is not auto, transaction or none"
+	printf '[store]\npool = transaction\n' > "$RLWRAP_CONFIG"
+	run -0 "$RLWRAP" config show
+	assert_line "pool = transaction"
 }
