@@ -104,15 +104,8 @@ wrapper() {
 	assert_equal "$(db "select count(*) from breaker_history where event = 'trip'")" 1
 }
 
-# The server's processes (postmaster and backends), by pid.
-server_pids() {
-	local pid
-	pid=$(pg_server_pid)
-	echo "$pid" $(pgrep -P "$pid")
-}
-
 @test "partition: a stopped server costs the timeout, a trip meanwhile refuses locally, the journals replay once" {
-	local h n pids
+	local h n
 	private_pg_server   # stopped below: suites beside this one keep theirs
 	for h in $HOSTS; do
 		printf '[store]\nconnect_timeout = 2s\nstatement_timeout = 1s\n' > "$h/config"
@@ -122,9 +115,7 @@ server_pids() {
 		for n in $(seq $WRAPPERS); do wrapper "$h" "$n" 10 & done
 	done
 	sleep 2
-	pids=$(server_pids)
-	# shellcheck disable=SC2086
-	kill -STOP $pids
+	pg_server_stop
 	local start=$SECONDS
 	# A trip during the outage, then the next spawn on the same host.
 	on host-a env FAKE_STREAM="$BATS_TEST_TMPDIR/limit" "$RLWRAP" -q -- claude -p trip-on-a > /dev/null 2> host-a/trip.err || true
@@ -136,8 +127,7 @@ server_pids() {
 	on host-a "$RLWRAP" status --json 2> /dev/null > outage.json || true
 	jq -e '.journal.in_use == true and .journal.pending_runs >= 1 and .journal.pending_breakers >= 1' outage.json || { cat outage.json; false; }
 	sleep 1
-	# shellcheck disable=SC2086
-	kill -CONT $pids
+	pg_server_cont
 	wait
 
 	# Every spawn answered within the timeouts, with its child's bytes and status.
@@ -170,13 +160,11 @@ server_pids() {
 }
 
 @test "the store's own breaker: after one spawn met the stopped server, the host's next spawns go to the journal at once" {
-	local pids i t0 ms
+	local i t0 ms
 	private_pg_server   # stopped below: suites beside this one keep theirs
 	printf '[store]\nconnect_timeout = 10s\nstatement_timeout = 1s\n' > host-a/config
 	on host-a "$RLWRAP" status > /dev/null   # the schema exists before the outage
-	pids=$(server_pids)
-	# shellcheck disable=SC2086
-	kill -STOP $pids
+	pg_server_stop
 	run on host-a env FAKE_STREAM="$BATS_TEST_TMPDIR/ok" "$RLWRAP" -q -- claude -p first
 	assert_success
 	t0=$(date +%s%N)
@@ -190,8 +178,7 @@ server_pids() {
 	echo "three spawns after the first: $ms ms" >&3
 	# A bound, not a timing: each would have waited out the 10 s timeout.
 	[ "$ms" -lt 15000 ] || fail "three spawns took $ms ms against a server known to be away"
-	# shellcheck disable=SC2086
-	kill -CONT $pids
+	pg_server_cont
 	# After the window (0 here) the next spawn asks, and replays the journal.
 	run on host-a env RLWRAP_STORE_AWAY_MS=0 FAKE_STREAM="$BATS_TEST_TMPDIR/ok" "$RLWRAP" -q -- claude -p back
 	assert_success

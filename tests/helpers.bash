@@ -92,6 +92,24 @@ pg_server_pid() {
 	head -1 "$dir/data/postmaster.pid"
 }
 
+# pg_server_stop: SIGSTOP to the server's processes, the postmaster first,
+# so that no backend forked meanwhile escapes (a pool in front keeps its
+# backends, and one left running would still serve it); pg_server_cont
+# lets them all go on.
+pg_server_stop() {
+	local pid
+	pid=$(pg_server_pid)
+	kill -STOP "$pid"
+	PG_STOPPED="$pid $(pgrep -P "$pid" | tr '\n' ' ')"
+	# shellcheck disable=SC2086
+	kill -STOP $PG_STOPPED
+}
+
+pg_server_cont() {
+	# shellcheck disable=SC2086
+	kill -CONT $PG_STOPPED
+}
+
 on_postgresql() {
 	[ "${RLWRAP_TEST_BACKEND:-sqlite}" = postgresql ]
 }

@@ -137,12 +137,11 @@ tcp_url() {
 @test "a stopped server (SIGSTOP) costs at most the timeouts: the child's bytes and status intact" {
 	private_pg_server   # stopped below: suites beside this one keep theirs
 	"$RLWRAP" status > /dev/null
-	local pid; pid=$(pg_server_pid)
 	printf '[store]\nconnect_timeout = 2s\nstatement_timeout = 1s\n' > "$RLWRAP_CONFIG"
-	kill -STOP "$pid"
+	pg_server_stop
 	local start=$SECONDS
 	run "$RLWRAP" -- sh -c 'printf "a\0b"; exit 3'
-	kill -CONT "$pid"
+	pg_server_cont
 	assert_failure 3
 	[ $((SECONDS - start)) -le 30 ]   # a hang's bound: a stopped server never answers
 	assert_output --partial "$(printf 'a\0b')"
