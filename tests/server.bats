@@ -276,13 +276,15 @@ via_pool() {
 	assert_equal "$(psql -qAtX -d "$RLWRAP_TEST_PG" -c "select current_setting('search_path') not like '%$RLWRAP_SCHEMA%'")" t
 }
 
-@test "every table is named with its schema: a keyword for a name, and a search_path of the user's elsewhere" {
-	export RLWRAP_SCHEMA="user"   # a reserved word: quoted, it is a name like any other
+@test "every table is named with its schema, quoted: a reserved word is a schema like any other" {
+	export RLWRAP_SCHEMA="user"
 	run -0 "$RLWRAP" trip --for 1h claude
 	assert_equal "$(db "select family from \"user\".breakers")" claude
 	psql -qAtX -d "$(pg_server_url)" -c "drop schema \"user\" cascade"
+}
+
+@test "every table is named with its schema: a search_path of the user's names another" {
 	via_pool && skip "a pool refuses startup options"
-	export RLWRAP_SCHEMA=t_path_$$
 	PGOPTIONS="-c search_path=public" run -0 "$RLWRAP" trip --for 1h codex
 	assert_equal "$(db "select family from breakers")" codex
 	assert_equal "$(psql -qAtX -d "$(pg_server_url)" -c "select count(*) from pg_tables where schemaname = 'public'")" 0
