@@ -444,8 +444,11 @@ pg_run(struct pg_store *pg, const char *sql, const struct db_value *params, size
 		drop_deferred(pg);
 		return set_error(err, STORE_ERR_UNREACHABLE, "%s: %s: the connection was lost", pg->base.path, doing);
 	}
-	/* Outside a transaction the pipeline is one of its own (up to its sync) */
-	if (!pg->in_tx && !set_timeout(pg, doing, err))
+	/* Outside a transaction the pipeline is one of its own (up to its
+	 * sync).  Only a statement that may wait for a lock needs the server's
+	 * bound: the client bounds every other answer, and a statement that
+	 * waits for nothing ends on the server on its own. */
+	if (!pg->in_tx && pg->waiting_for_lock && !set_timeout(pg, doing, err))
 		return false;
 	param_texts(params, n, st.texts, bufs);
 	return pipeline(pg, &st, res, err);
