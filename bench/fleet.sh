@@ -15,7 +15,8 @@
 #      key: how long until a waiter on another host starts;
 #   5. a stopped server (SIGSTOP): how long the second spawn of a host
 #      takes from its command to its child's start.
-#   bench/fleet.sh            (HOSTS, WRAPPERS, AGENT_SECS, WAITERS, WAIT_SECS, RUNS, RLWRAP, BENCH_DIR)
+#   bench/fleet.sh            (HOSTS, WRAPPERS, AGENT_SECS, WAITERS, WAIT_SECS, RUNS, RLWRAP, BENCH_DIR,
+#                              SECTIONS, POOL=pgbouncer: through a transaction pool)
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,7 +48,16 @@ cleanup() {
 	rm -rf "$dir"
 }
 trap cleanup EXIT
-export RLWRAP_DB=$url RLWRAP_SCHEMA=fleet_bench
+# POOL=pgbouncer: the wrappers go through a transaction pool in front
+# (tests/pg-pool, default_pool_size there); this script's own looks go to
+# the server, so the peak of client backends is the pool's server side.
+rlwrap_url=$url
+if [ "${POOL:-}" = pgbouncer ]; then
+	rlwrap_url=$("$top/tests/pg-pool" start "$dir/pool" "$dir/server")
+	trap '"$top/tests/pg-pool" stop "$dir/pool"; cleanup' EXIT
+	echo "through pgbouncer (transaction pooling, $(sed -n 's/^default_pool_size = //p' "$dir/pool/pgbouncer.ini") server connections at most)"
+fi
+export RLWRAP_DB=$rlwrap_url RLWRAP_SCHEMA=fleet_bench
 unset RLWRAP_TEST_NOW RLWRAP_ACCOUNT CLAUDE_CONFIG_DIR
 q() { psql -qAtX -d "$url" -c "$1"; }
 
