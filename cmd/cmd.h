@@ -120,7 +120,7 @@ double cmd_now_precise(void);
 /* The state-file subcommands (cmd/state.c helpers, one file per verb). */
 extern const struct cmd_entry cmd_status_entry, cmd_reset_entry, cmd_trip_entry, cmd_wait_entry,
     cmd_record_entry, cmd_history_entry, cmd_recover_entry, cmd_usage_entry, cmd_config_entry,
-    cmd_metrics_entry;
+    cmd_metrics_entry, cmd_replay_entry;
 struct config;
 struct store;
 struct breaker_key;
@@ -153,6 +153,14 @@ void cmd_state_close(struct cmd_state *st);
 void cmd_warn_exposed_store(const struct store *store);
 /* A reset made here: this host's memo of the server's open breakers goes. */
 void cmd_forget_memo(const struct config *cfg);
+/* The refusals this host's memo decided (breaker_memo.h), counted since the
+ * last contact, into store's waits when it is the server of opts; what
+ * cannot be written now is kept for the next. */
+struct store_options;
+void cmd_flush_memo_refusals(const struct store_options *opts, struct store *store);
+/* A detached `rlwrap replay` for the journal at journal_path, unless
+ * nothing waits in it or one runs already (cmd/replay.c). */
+void replay_leave_behind(const char *journal_path);
 /* KEY, with the account resolved as the wrapper would when it names none;
  * a usage error (printed) on a bad key. */
 bool cmd_parse_key(const struct cmd_entry *entry, const struct config *cfg, const char *text,

@@ -27,6 +27,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_history_entry,
 	&cmd_usage_entry,
 	&cmd_metrics_entry,
+	&cmd_replay_entry,
 	&cmd_config_entry,
 	&cmd_help_entry,
 	NULL

@@ -79,6 +79,7 @@ struct run_breaker {
 	char lease_stamp[PATH_MAX + 64];  /* its host lease's stamp (holder.h); "" = none */
 	double lease_renewed_at;          /* this process's last renewal of it (run clock) */
 	bool parked;                      /* a server's connection closed while the child runs */
+	bool journaled;                   /* a server's journal stood in for it: a replayer follows */
 	bool store_warned;                /* the one store warning is out */
 	bool read_only;                   /* the store is a read-only snapshot: gate only */
 	struct probe_lease holder;        /* this process */

@@ -54,14 +54,28 @@ run_breaker_init(struct run_breaker *b)
 	return true;
 }
 
+/* A store is let go: one that was the journal leaves a replayer behind
+ * at the end (run_breaker_close()). */
+static void
+store_let_go(struct run_breaker *b)
+{
+	if (b->store == NULL)
+		return;
+	b->journaled = b->journaled || store_on_journal(b->store);
+	store_close(b->store);
+	b->store = NULL;
+}
+
 void
 run_breaker_close(struct run_breaker *b)
 {
 	lease_renewer_stop(b->renewer);
 	b->renewer = NULL;
-	if (b->store != NULL)
-		store_close(b->store);
-	b->store = NULL;
+	store_let_go(b);
+	/* The child's status is known and its bytes out: the caller waits for
+	 * a fork, not for the server. */
+	if (b->journaled)
+		replay_leave_behind(b->store_opts.journal_path);
 	free(b->argv_json);
 	b->argv_json = NULL;
 	free(b->argv_exact);
@@ -82,9 +96,7 @@ store_trouble(struct run_breaker *b, const struct store_error *error)
 	b->store_warned = true;
 	lease_renewer_stop(b->renewer);
 	b->renewer = NULL;
-	if (b->store != NULL)
-		store_close(b->store);
-	b->store = NULL;
+	store_let_go(b);
 }
 
 void
@@ -259,6 +271,8 @@ memo_refusal(struct run_breaker *b, const struct run_opts *o, const struct run_i
 	d.blocked_until = d.blocking.resets_at;
 	if (o->wait && breaker_wait_plan(d.blocked_until, now, o->wait_max, 0, &wake))
 		return -1;
+	/* The server's gate would have written a waits row: the next contact does. */
+	(void)memo_refusal_count(b->memo, &d.blocking, id->model, now);
 	return refuse(b, o, id, &d, now, o->wait ? o->wait_max : -1);
 }
 
@@ -296,6 +310,7 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 		run_store_notice(b);
 		cmd_warn_exposed_store(b->store);
 		run_record_settle_journal(b);
+		cmd_flush_memo_refusals(opts, b->store);
 		return -1;
 	}
 	if (b->cfg.on_store_error == STORE_ERROR_CLOSED && !o->force)

@@ -169,10 +169,13 @@ run_record_refusal(struct run_breaker *b, const struct run_opts *o, const struct
 	if (o->no_record || !b->cfg.wrapper_record_refused || b->origin != 0 || b->read_only)
 		return;
 	/* Refused from a server's memo: the store is opened only for this. */
-	if (b->store == NULL && !b->store_warned && !store_open(&b->store_opts, &b->store, &error)) {
-		warnx_visible("state file: %s; the refusal is not kept for recover", error.message);
-		b->store_warned = true;
-		return;
+	if (b->store == NULL && !b->store_warned) {
+		if (!store_open(&b->store_opts, &b->store, &error)) {
+			warnx_visible("state file: %s; the refusal is not kept for recover", error.message);
+			b->store_warned = true;
+			return;
+		}
+		cmd_flush_memo_refusals(&b->store_opts, b->store);   /* this refusal's count with them */
 	}
 	if (b->store == NULL || getcwd(cwd, sizeof(cwd)) == NULL)
 		return;

@@ -2,6 +2,7 @@
 #include <err.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -9,6 +10,7 @@
 #include "breaker.h"
 #include "breaker_memo.h"
 #include "cmd.h"
+#include "holder.h"
 
 void
 cmd_warn_config_problems(const struct config *cfg)
@@ -62,8 +64,64 @@ cmd_forget_memo(const struct config *cfg)
 		memo_forget(path);
 }
 
+/* At most this many counted refusals go to the server per contact (one
+ * pipeline); the rest wait for the next. */
+#define MEMO_REFUSALS_BATCH 1000
+
+/* r's refusals as waits rows, spread evenly between its first and last,
+ * as many as *budget allows; *written says how many. */
+static bool
+write_memo_refusals(struct store *store, const struct memo_refusals *r, const char *host, long *budget,
+    long *written, struct store_error *err)
+{
+	struct wait_record w = { .kind = "refuse", .blocking = &r->blocking, .model = r->model, .host = host,
+		.until = r->blocking.resets_at };
+
+	for (*written = 0; *written < r->n && *budget > 0; (*written)++, (*budget)--) {
+		w.at = r->n > 1 ? r->first_at + (r->last_at - r->first_at) * (double)*written / (double)(r->n - 1) :
+		    r->last_at;
+		if (!store_wait_add(store, &w, NULL, err))
+			return false;
+	}
+	return true;
+}
+
+void
+cmd_flush_memo_refusals(const struct store_options *opts, struct store *store)
+{
+	struct memo_refusals *rows;
+	struct store_error error;
+	char path[PATH_MAX + 64], host[256];
+	long budget = MEMO_REFUSALS_BATCH, *written;
+	size_t count;
+	bool ok;
+
+	if (store == NULL || store_on_journal(store) || !memo_path(opts, path, sizeof(path)) ||
+	    !memo_refusals_take(path, &rows, &count) || count == 0)
+		return;
+	if ((written = calloc(count, sizeof(*written))) == NULL) {
+		(void)memo_refusals_add(path, rows, count);
+		free(rows);
+		return;
+	}
+	holder_local_host(host, sizeof(host));
+	ok = store_begin(store, &error);
+	for (size_t i = 0; ok && i < count; i++)
+		ok = write_memo_refusals(store, &rows[i], host, &budget, &written[i], &error);
+	ok = ok && store_commit(store, &error);
+	if (!ok)
+		store_rollback(store);
+	/* What was not written goes back: all of it after a failure, else what
+	 * the batch left. */
+	for (size_t i = 0; ok && i < count; i++)
+		rows[i].n -= written[i];
+	(void)memo_refusals_add(path, rows, count);
+	free(written);
+	free(rows);
+}
+
 static struct store *
-open_store(const struct config *cfg, bool read_only_fallback, bool *read_only)
+open_store(const struct config *cfg, bool read_only_fallback, bool *read_only, struct store_options *optsp)
 {
 	struct store_options opts;
 	struct store_error error;
@@ -76,6 +134,7 @@ open_store(const struct config *cfg, bool read_only_fallback, bool *read_only)
 	}
 	store_options_server(&opts, cfg->store_schema, cfg->store_connect_timeout, cfg->store_statement_timeout,
 	    cfg->store_pool);
+	*optsp = opts;
 	if (store_open(&opts, &store, &error)) {
 		if (*store_take_notice(store, error.message, sizeof(error.message)) != '\0')
 			warnx_visible("%s", error.message);
@@ -96,13 +155,14 @@ open_store(const struct config *cfg, bool read_only_fallback, bool *read_only)
 static bool
 state_open(struct cmd_state *st, struct config *cfg, bool read_only_fallback, bool reap)
 {
+	struct store_options opts;
 	struct store_error error;
 	struct probe_lease self;
 
 	memset(st, 0, sizeof(*st));
 	if (!cmd_load_config(cfg))
 		return false;
-	if ((st->store = open_store(cfg, read_only_fallback, &st->read_only)) == NULL) {
+	if ((st->store = open_store(cfg, read_only_fallback, &st->read_only, &opts)) == NULL) {
 		config_free(cfg);
 		return false;
 	}
@@ -110,8 +170,10 @@ state_open(struct cmd_state *st, struct config *cfg, bool read_only_fallback, bo
 	/* Best effort: a store too busy to clear the dead now is cleared by the
 	 * next look, and the command's own work says what is wrong with it. */
 	holder_self(&self);
-	if (reap && !st->read_only)
+	if (reap && !st->read_only) {
 		(void)admission_reap(st->store, cmd_now_precise(), self.host, NULL, &error);
+		cmd_flush_memo_refusals(&opts, st->store);
+	}
 	return true;
 }
 

@@ -30,6 +30,7 @@ struct usage_line {
 	long long input_tokens, output_tokens;
 	double cost_usd;
 	long runs, failures, limit_hits;
+	long refusals;        /* spawns a breaker refused (the waits table's) */
 	double waited[WAIT_KINDS];
 };
 
@@ -96,8 +97,10 @@ count_waits(struct store *store, struct period *p, double since, struct store_er
 		enum wait_kind k = strcmp(rows[i].why, "budget") == 0 ? WAIT_BUDGET :
 		    strcmp(rows[i].why, "max-concurrent") == 0 ? WAIT_SLOT : WAIT_BREAKER;
 
-		if (l != NULL)
+		if (l != NULL) {
 			l->waited[k] += rows[i].secs;
+			l->refusals += rows[i].refusals;
+		}
 	}
 	free(rows);
 	return true;
@@ -121,6 +124,8 @@ print_line(const struct usage_line *l)
 	snprintf(raw, sizeof(raw), "  %s: %ld runs, %ld failed, %ld limit hits, tokens %lld in %lld out, $%.2f,"
 	    " waited %s", who, l->runs, l->failures, l->limit_hits, l->input_tokens, l->output_tokens,
 	    l->cost_usd, *waited != '\0' ? waited : "0s");
+	if (l->refusals > 0)
+		snprintf(raw + strlen(raw), sizeof(raw) - strlen(raw), ", %ld refused by a breaker", l->refusals);
 	visible_text(raw, who, sizeof(who));
 	puts(who);
 }
@@ -139,6 +144,7 @@ line_json(const struct usage_line *l)
 	json_object_set_new(o, "runs", json_integer(l->runs));
 	json_object_set_new(o, "failures", json_integer(l->failures));
 	json_object_set_new(o, "limit_hits", json_integer(l->limit_hits));
+	json_object_set_new(o, "refusals", json_integer(l->refusals));
 	json_object_set_new(o, "input_tokens", json_integer(l->input_tokens));
 	json_object_set_new(o, "output_tokens", json_integer(l->output_tokens));
 	json_object_set_new(o, "cost_usd", json_real(l->cost_usd));

@@ -129,6 +129,74 @@ test_memo_unreadable_is_none(void **state)
 	assert_true(memo_blocker(path, "default", "claude", "", NOW, 30, &got));
 }
 
+/* The refusals the memo decided: counted per key, model and scope, taken
+ * whole by one contact, given back when it could not write them. */
+static void
+test_memo_refusals_counted_and_taken(void **state)
+{
+	struct breaker all = open_breaker("default", "claude", "*", NOW + 3600);
+	struct breaker later = open_breaker("default", "claude", "*", NOW + 7200);
+	struct breaker work = open_breaker("work", "claude", "*", NOW + 3600);
+	struct memo_refusals *rows, *again;
+	char path[256], counts[300];
+	size_t count, n;
+	struct stat st;
+
+	memo_file("count.memo", path, sizeof(path));
+	snprintf(counts, sizeof(counts), "%s.refusals", path);
+	unlink(counts);
+	assert_true(memo_refusals_take(path, &rows, &count));   /* no file: none */
+	assert_int_equal(count, 0);
+	assert_null(rows);
+	assert_true(memo_refusal_count(path, &all, "claude-opus-4-6", NOW));
+	assert_true(memo_refusal_count(path, &later, "claude-opus-4-6", NOW + 5));
+	assert_true(memo_refusal_count(path, &all, "claude-opus-4-6", NOW + 2));   /* out of order */
+	assert_true(memo_refusal_count(path, &work, "", NOW + 1));
+	assert_int_equal(stat(counts, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_true(memo_refusals_take(path, &rows, &count));
+	assert_int_equal(count, 2);
+	assert_string_equal(rows[0].blocking.key.account, "default");
+	assert_string_equal(rows[0].model, "claude-opus-4-6");
+	assert_int_equal(rows[0].n, 3);
+	assert_true(rows[0].first_at == NOW);
+	assert_true(rows[0].last_at == NOW + 5);
+	assert_true(rows[0].blocking.resets_at == NOW + 7200);   /* the latest refusal's breaker */
+	assert_int_equal(rows[0].blocking.reason, REASON_USAGE_LIMIT);
+	assert_string_equal(rows[1].blocking.key.account, "work");
+	assert_int_equal(rows[1].n, 1);
+	/* Taken: a second contact finds nothing to write again. */
+	assert_true(memo_refusals_take(path, &again, &n));
+	assert_int_equal(n, 0);
+	free(again);
+	/* Given back (the write failed), and counted on from there. */
+	rows[0].n = 2;
+	assert_true(memo_refusals_add(path, rows, count));
+	assert_true(memo_refusal_count(path, &work, "", NOW + 9));
+	free(rows);
+	assert_true(memo_refusals_take(path, &rows, &count));
+	assert_int_equal(count, 2);
+	assert_int_equal(rows[0].n, 2);
+	assert_int_equal(rows[1].n, 2);
+	assert_true(rows[1].last_at == NOW + 9);
+	free(rows);
+	/* A reset made here forgets the memo, not the refusals it made. */
+	assert_true(memo_refusal_count(path, &all, "", NOW));
+	memo_forget(path);
+	assert_true(memo_refusals_take(path, &rows, &count));
+	assert_int_equal(count, 1);
+	free(rows);
+	/* Junk counts nothing, and is written over. */
+	write_file(counts, "{\"version\":1,\"refusals\":[{\"n\":");
+	assert_true(memo_refusals_take(path, &rows, &count));
+	assert_int_equal(count, 0);
+	free(rows);
+	assert_true(memo_refusal_count(path, &all, "", NOW));
+	assert_true(memo_refusals_take(path, &rows, &count));
+	assert_int_equal(count, 1);
+	free(rows);
+}
+
 int
 main(void)
 {
@@ -137,6 +205,7 @@ main(void)
 		cmocka_unit_test(test_memo_refuses_until_reset_within_ttl),
 		cmocka_unit_test(test_memo_scopes),
 		cmocka_unit_test(test_memo_unreadable_is_none),
+		cmocka_unit_test(test_memo_refusals_counted_and_taken),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);

@@ -1,9 +1,11 @@
 /* breaker_memo.c: the open breakers a server store last showed this host. */
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -213,4 +215,166 @@ void
 memo_forget(const char *path)
 {
 	unlink(path);
+}
+
+/* ---- refusals from the memo, counted until the next server contact ---- */
+
+/* The counter file, open and locked (flock: the counts are read, changed
+ * and written back whole under it); -1 when it cannot be. */
+static int
+refusals_open(const char *memo, bool create)
+{
+	char path[PATH_MAX + 16];
+	struct store_error err;
+	int fd, n = snprintf(path, sizeof(path), "%s.refusals", memo);
+
+	if (n < 0 || (size_t)n >= sizeof(path) || (create && !store_make_parent_dirs(path, &err)))
+		return -1;
+	if ((fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), 0600)) < 0)
+		return -1;
+	if (flock(fd, LOCK_EX) != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Its rows, or a new empty array (an empty or unreadable file counts none). */
+static json_t *
+refusals_read(int fd)
+{
+	json_t *doc, *rows;
+
+	if (lseek(fd, 0, SEEK_SET) != 0 || (doc = json_loadfd(fd, 0, NULL)) == NULL)
+		return json_array();
+	rows = json_object_get(doc, "refusals");
+	if (!json_is_array(rows) || json_integer_value(json_object_get(doc, "version")) != MEMO_VERSION) {
+		json_decref(doc);
+		return json_array();
+	}
+	json_incref(rows);
+	json_decref(doc);
+	return rows;
+}
+
+static bool
+refusals_write(int fd, json_t *rows)
+{
+	json_t *doc = json_pack("{s:i, s:O}", "version", MEMO_VERSION, "refusals", rows);
+	bool ok = doc != NULL && ftruncate(fd, 0) == 0 && lseek(fd, 0, SEEK_SET) == 0 &&
+	    json_dumpfd(doc, fd, JSON_COMPACT) == 0;
+
+	json_decref(doc);
+	return ok;
+}
+
+static bool
+refusal_row_is(const json_t *row, const struct memo_refusals *r)
+{
+	return row_of_key(row, r->blocking.key.account, r->blocking.key.family) &&
+	    strcmp(row_text(row, "scope"), r->blocking.key.scope) == 0 && strcmp(row_text(row, "model"), r->model) == 0;
+}
+
+/* r's counts into rows: its row's grown (the latest breaker kept), or a new one. */
+static bool
+refusals_merge(json_t *rows, const struct memo_refusals *r)
+{
+	json_t *row, *b;
+	double first, last;
+	size_t i;
+
+	json_array_foreach(rows, i, row) {
+		if (!refusal_row_is(row, r))
+			continue;
+		first = row_number(row, "first_at");
+		last = row_number(row, "last_at");
+		json_object_set_new(row, "n", json_integer((json_int_t)row_number(row, "n") + r->n));
+		json_object_set_new(row, "first_at", json_real(first < r->first_at ? first : r->first_at));
+		if (last > r->last_at)
+			return true;
+		json_object_set_new(row, "last_at", json_real(r->last_at));
+		b = row_new(&r->blocking, r->last_at);
+		json_object_update_existing(row, b);
+		json_decref(b);
+		return true;
+	}
+	if ((row = row_new(&r->blocking, r->last_at)) == NULL)
+		return false;
+	json_object_set_new(row, "model", json_string(r->model));
+	json_object_set_new(row, "n", json_integer(r->n));
+	json_object_set_new(row, "first_at", json_real(r->first_at));
+	json_object_set_new(row, "last_at", json_real(r->last_at));
+	return json_array_append_new(rows, row) == 0;
+}
+
+bool
+memo_refusals_add(const char *path, const struct memo_refusals *add, size_t count)
+{
+	json_t *rows;
+	bool ok = true;
+	int fd;
+
+	if (count == 0)
+		return true;
+	if ((fd = refusals_open(path, true)) < 0)
+		return false;
+	rows = refusals_read(fd);
+	for (size_t i = 0; ok && i < count; i++)
+		ok = add[i].n <= 0 || refusals_merge(rows, &add[i]);
+	ok = ok && refusals_write(fd, rows);
+	json_decref(rows);
+	close(fd);
+	return ok;
+}
+
+bool
+memo_refusal_count(const char *path, const struct breaker *blocking, const char *model, double now)
+{
+	struct memo_refusals r = { .blocking = *blocking, .n = 1, .first_at = now, .last_at = now };
+
+	strlcpy(r.model, model != NULL ? model : "", sizeof(r.model));
+	return memo_refusals_add(path, &r, 1);
+}
+
+static bool
+refusal_from_row(const json_t *row, struct memo_refusals *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (!row_breaker(row, &r->blocking))
+		return false;
+	strlcpy(r->model, row_text(row, "model"), sizeof(r->model));
+	r->n = (long)row_number(row, "n");
+	r->first_at = row_number(row, "first_at");
+	r->last_at = row_number(row, "last_at");
+	return r->n > 0;
+}
+
+bool
+memo_refusals_take(const char *path, struct memo_refusals **out, size_t *count)
+{
+	json_t *rows, *row;
+	size_t i;
+	int fd;
+
+	*out = NULL;
+	*count = 0;
+	if ((fd = refusals_open(path, false)) < 0)
+		return true;   /* nothing counted */
+	rows = refusals_read(fd);
+	if (json_array_size(rows) > 0 && (*out = reallocarray(NULL, json_array_size(rows), sizeof(**out))) == NULL) {
+		json_decref(rows);
+		close(fd);
+		return false;
+	}
+	json_array_foreach(rows, i, row)
+		*count += refusal_from_row(row, &(*out)[*count]);
+	/* Taken: emptied under the lock, so another contact finds none. */
+	if (ftruncate(fd, 0) != 0) {
+		free(*out);
+		*out = NULL;
+		*count = 0;
+	}
+	json_decref(rows);
+	close(fd);
+	return true;
 }

@@ -45,4 +45,26 @@ bool memo_open_rows(const char *path, double now, double ttl, struct breaker **r
 /* Everything the memo holds goes (a reset made here). */
 void memo_forget(const char *path);
 
+/*
+ * Refusals decided from the memo reach no server, so they are counted in
+ * a file beside it ("PATH.refusals", under its flock), per key, model and
+ * blocking breaker, and written to the server's waits at the next contact
+ * (taken out first, so two contacts never write one count twice; what a
+ * contact could not write it gives back).
+ */
+struct memo_refusals {
+	struct breaker blocking;      /* key, scope, reason, reset as refused on */
+	char model[SIGNAL_FIELD_MAX];
+	long n;
+	double first_at, last_at;
+};
+/* One more refusal of model on blocking at now; false when it could not
+ * be counted (the file cannot be written). */
+bool memo_refusal_count(const char *path, const struct breaker *blocking, const char *model, double now);
+/* Gives back what a contact took and did not write (counts added). */
+bool memo_refusals_add(const char *path, const struct memo_refusals *rows, size_t count);
+/* Every counted refusal, taken (the file emptied); *rows NULL when none,
+ * else the caller's to free. */
+bool memo_refusals_take(const char *path, struct memo_refusals **rows, size_t *count);
+
 #endif

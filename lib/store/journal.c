@@ -2,8 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -56,6 +58,64 @@ journal_mark(const struct store *store)
 	marker_path(store->journal_path, path, sizeof(path));
 	if ((fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) >= 0)
 		close(fd);
+}
+
+bool
+journal_waiting(const char *journal_path)
+{
+	char path[PATH_MAX + 8];
+	struct stat st;
+
+	marker_path(journal_path, path, sizeof(path));
+	return journal_path[0] != '\0' && stat(path, &st) == 0;
+}
+
+static void
+replayer_path(const char *journal_path, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s.replayer", journal_path);
+}
+
+int
+journal_replayer_lock(const char *journal_path, bool *elsewhere, struct store_error *err)
+{
+	char path[PATH_MAX + 16], pid[32];
+	int fd, n;
+
+	*elsewhere = false;
+	replayer_path(journal_path, path, sizeof(path));
+	if (!store_make_parent_dirs(path, err))
+		return -1;
+	if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0) {
+		set_error(err, STORE_ERR_IO, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		*elsewhere = errno == EWOULDBLOCK;
+		set_error(err, STORE_ERR_LOCKED, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	/* The pid is for people and tests; the lock is the flock. */
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)n, 0) < 0)
+		errno = 0;   /* the lock holds without its note */
+	return fd;
+}
+
+bool
+journal_replayer_running(const char *journal_path)
+{
+	char path[PATH_MAX + 16];
+	bool running;
+	int fd;
+
+	replayer_path(journal_path, path, sizeof(path));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		return false;
+	running = flock(fd, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+	close(fd);   /* and with it a lock taken here */
+	return running;
 }
 
 /* The breaker to keep of a server's row and a journal's: the later reset

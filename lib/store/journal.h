@@ -32,5 +32,16 @@ bool journal_fail_over(struct store *store, struct store_error *err);
 /* Something was written to store's journal: the next open that reaches the
  * server replays it. */
 void journal_mark(const struct store *store);
+/* Whether the journal at journal_path may hold something for the server
+ * (its marker: a stat). */
+bool journal_waiting(const char *journal_path);
+/*
+ * The replayer's lock ("PATH.replayer", beside the journal): the fd that
+ * holds it (its flock, this pid written in it; the caller's to close), or
+ * -1: *elsewhere true when another process holds it, else err says why.
+ */
+int journal_replayer_lock(const char *journal_path, bool *elsewhere, struct store_error *err);
+/* Whether some process holds the replayer's lock of journal_path now. */
+bool journal_replayer_running(const char *journal_path);
 
 #endif

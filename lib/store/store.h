@@ -380,12 +380,14 @@ bool store_adaptive_save(struct store *store, const struct adaptive_limit *l, st
 
 /* Time spent waiting since some time, per key, model and why: a
  * breaker's reason, "max-concurrent" or "budget".  A wait still going (or
- * a breaker wait, which records no end) counts to its until. */
+ * a breaker wait, which records no end) counts to its until.  refusals:
+ * the spawns its breakers refused (a memo's among them once they reached
+ * the server). */
 struct wait_total {
 	char account[KEY_ACCOUNT_MAX], family[KEY_FAMILY_MAX], model[SIGNAL_FIELD_MAX];
 	char why[32];
 	double secs;
-	long waits;
+	long waits, refusals;
 };
 bool store_wait_totals(struct store *store, double since, struct wait_total **rows, size_t *count,
     struct store_error *err);

@@ -1762,6 +1762,7 @@ wait_total_from_row(const PGresult *res, int row, void *item)
 	cell_text(res, row, 3, w->why, sizeof(w->why));
 	w->secs = cell_double(res, row, 4, 0);
 	w->waits = (long)cell_int(res, row, 5, 0);
+	w->refusals = (long)cell_int(res, row, 6, 0);
 }
 
 static bool
@@ -1770,9 +1771,10 @@ pg_wait_totals(struct store *store, double since, struct wait_total **rows, size
 {
 	struct db_value v[1] = { { .type = DB_REAL, .r = since } };
 
-	return read_rows(pg_of(store), "SELECT account, family, model, reason,"
-	    " sum(greatest(coalesce(ended_at, \"until\", at) - at, 0)), count(*) FROM @waits"
-	    " WHERE kind = 'wait' AND at >= $1 GROUP BY account, family, model, reason", v, 1, sizeof(**rows),
+	return read_rows(pg_of(store), "SELECT account, family, model, reason, sum(CASE WHEN kind = 'wait'"
+	    " THEN greatest(coalesce(ended_at, \"until\", at) - at, 0) ELSE 0 END), count(*) FILTER (WHERE kind ="
+	    " 'wait'), count(*) FILTER (WHERE kind = 'refuse') FROM @waits"
+	    " WHERE at >= $1 GROUP BY account, family, model, reason", v, 1, sizeof(**rows),
 	    wait_total_from_row, rows, count, "reading the waits", err);
 }
 

@@ -398,6 +398,7 @@ fill_wait_total(sqlite3_stmt *st, void *p)
 	column_text(st, 3, w->why, sizeof(w->why));
 	w->secs = sqlite3_column_double(st, 4);
 	w->waits = (long)sqlite3_column_int64(st, 5);
+	w->refusals = (long)sqlite3_column_int64(st, 6);
 }
 
 bool
@@ -407,8 +408,9 @@ sqlite_wait_totals(struct store *store, double since, struct wait_total **rows, 
 	sqlite3_stmt *st;
 	bool ok;
 	int rc = sqlite3_prepare_v2(db_of(store), "SELECT account, family, model, reason,"
-	    " sum(max(coalesce(ended_at, until, at) - at, 0)), count(*) FROM waits"
-	    " WHERE kind = 'wait' AND at >= ?1 GROUP BY account, family, model, reason", -1, &st, NULL);
+	    " sum(CASE WHEN kind = 'wait' THEN max(coalesce(ended_at, until, at) - at, 0) ELSE 0 END),"
+	    " sum(kind = 'wait'), sum(kind = 'refuse') FROM waits"
+	    " WHERE at >= ?1 GROUP BY account, family, model, reason", -1, &st, NULL);
 
 	*rows = NULL;
 	*count = 0;
