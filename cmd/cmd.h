@@ -198,6 +198,10 @@ int status_print_short(const struct breaker *rows, size_t nrows, const struct fa
  * or into out's "memo" array; how many. */
 size_t status_print_memo(const struct config *cfg, const struct breaker *server, size_t n, json_t *out,
     time_t now, const char *host);
+/* Other hosts with runs lost in the last day whose lease has lapsed: their
+ * journals may hold the rest (cmd/status_hosts.c); lines, or out's
+ * "hosts_away" array. */
+void status_print_hosts_away(struct store *store, json_t *out, time_t now, const char *self);
 /* The usage readings for status (cmd/status_usage.c). */
 /* store: for the runway, the window's metered runs (NULL: the reading's pace alone). */
 json_t *status_reading_json(const struct config *cfg, struct store *store, const struct usage_reading *r,

@@ -357,6 +357,7 @@ print_status(const struct status_data *d, bool json, bool all, time_t now, struc
 	if (!json && shown == 0)
 		printf(all ? "no breakers\n" : "no open breakers\n");
 	print_running(d, json ? out : NULL, now, self.host);
+	status_print_hosts_away(store, json ? out : NULL, now, self.host);
 	print_limits(d, json ? out : NULL, now);
 	print_releases(d, json ? out : NULL, now);
 	print_budgets(d, json ? out : NULL, now);

@@ -3,7 +3,7 @@ _rlwrap() {
 	local cur prev words cword
 	_init_completion || return
 
-	local commands="run classify-failure record status reset trip wait recover history usage metrics config help"
+	local commands="run classify-failure record status reset trip wait recover history usage metrics replay config help"
 	local families="claude codex gemini pi opencode cursor qwen goose amp copilot generic"
 	local reasons="none rate-limit usage-limit credit-exhausted overloaded unavailable auth timeout invalid-request agent-error no-result exit-nonzero"
 	local wrapper_opts="--family --model --account --wait --retry --raw-stream --signal-file --force --quiet --verbose --pty --no-pty --no-record --priority --color --help --version"
@@ -64,6 +64,7 @@ _rlwrap() {
 	history) COMPREPLY=($(compgen -W "--json --since --limit --filter --help" -- "$cur")) ;;
 	usage) COMPREPLY=($(compgen -W "--json --since --by --help" -- "$cur")) ;;
 	metrics) COMPREPLY=($(compgen -W "--help" -- "$cur")) ;;
+	replay) COMPREPLY=($(compgen -W "--background --for --help" -- "$cur")) ;;
 	config) COMPREPLY=($(compgen -W "check show --help" -- "$cur")) ;;
 	help) COMPREPLY=($(compgen -W "--help $commands" -- "$cur")) ;;
 	run)

@@ -260,6 +260,7 @@ fake_commands() {
 		1 history --json
 		1 usage
 		1 metrics
+		1 replay
 		1 recover
 		1 recover --json
 		1 trip --for 1h claude

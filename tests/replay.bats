@@ -182,3 +182,30 @@ replayer_held() { ! flock -n "$1" true; }
 	run on host-b "$RLWRAP" usage
 	assert_line --regexp "claude .*, $((n + 3)) refused by a breaker$"
 }
+
+@test "status names another host whose runs were lost after its lease lapsed, until that host is back" {
+	local wrapper
+	on host-a env RLWRAP_LEASE_RENEW_MS=200 "$RLWRAP" -q -- sleep 60 &
+	until_true 20 [ -n "$(db "select pid from runs where state = 'running' and host = 'host-a'")" ] ||
+		fail "no running row of host-a"
+	# The wrapper itself (the job is the shell function around it); its child dies with it.
+	wrapper=$(db "select pid from runs where state = 'running' and host = 'host-a'")
+	kill -9 "$wrapper"
+	wait || true
+	# Its lease (10/3 of 200 ms) lapses; host B's status marks the run lost and names the host.
+	until_true 30 bash -c "HOME=$BATS_TEST_TMPDIR/host-b/home RLWRAP_CONFIG=$BATS_TEST_TMPDIR/host-b/config \
+		RLWRAP_HOST=host-b '$RLWRAP' status --json | jq -e '.hosts_away[] | select(.host == \"host-a\" and .lost_runs == 1)'" ||
+		fail "host-b never named host-a"
+	run on host-b "$RLWRAP" status
+	assert_line --regexp "^host host-a: 1 run lost since .*, its lease lapsed: their ends and any trip may wait in its journal until it replays \(or the host is gone\)$"
+	# Not itself: host A's own status does not name host A.
+	run on host-a "$RLWRAP" status --json
+	assert_equal "$(echo "$output" | jq '.hosts_away | length')" 0
+	# Host A is back (a run renews its lease, at the default interval: the
+	# stamp of the last renewal made old): no longer named.
+	touch -d '1 minute ago' "$BATS_TEST_TMPDIR"/host-a/home/.local/state/rlwrap/*.lease
+	run on host-a "$RLWRAP" -q -- true
+	assert_success
+	run on host-b "$RLWRAP" status --json
+	assert_equal "$(echo "$output" | jq '.hosts_away | length')" 0
+}
