@@ -18,7 +18,7 @@ setup() {
 	run "$RLWRAP" status --json
 	assert_success
 	assert_equal "$(echo "$output" | jq -c 'keys')" \
-		'["adaptive_limits","backend","breakers","budgets","journal","memo","now","readings","releases","running","runs_24h","store","waiting"]'
+		'["adaptive_limits","backend","breakers","budgets","hosts_away","journal","memo","now","readings","releases","running","runs_24h","store","waiting"]'
 	if on_postgresql; then
 		echo "$output" | jq -e '.backend == "postgresql" and .journal.in_use == false and .journal.pending_runs == 0'
 	else
