@@ -18,11 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "breaker_memo.h"
 #include "cmd.h"
 #include "journal.h"
 #include "store.h"
-#include "timeparse.h"
 
 enum { OPT_BACKGROUND = OPT_LONG_BASE, OPT_FOR };
 
@@ -117,16 +115,16 @@ replay_leave_behind(const char *journal_path)
 	}
 }
 
-/* One attempt: an open that reaches the server replays the journal
- * (journal_open_server()).  True when nothing waits for it any more. */
 struct replay_result {
 	long runs, breakers;
 	char server[512];      /* the store's name: no password */
 	char why[512];         /* the last attempt's failure */
 };
 
+/* One attempt: an open that reaches the server replays the journal
+ * (journal_open_server()).  True when nothing waits in it any more. */
 static bool
-replay_attempt(const struct config *cfg, const struct store_options *opts, struct replay_result *res)
+replay_attempt(const struct store_options *opts, struct replay_result *res)
 {
 	struct store_error error;
 	struct journal_state js;
@@ -154,9 +152,9 @@ replay_attempt(const struct config *cfg, const struct store_options *opts, struc
 	return !journal_waiting(opts->journal_path);
 }
 
-/* Tries until the server took the journal or until ends; 0 when it did. */
+/* Tries until the server took the journal or secs have passed; 0 when it did. */
 static int
-replay_until(const struct config *cfg, const struct store_options *opts, double secs)
+replay_until(const struct store_options *opts, double secs)
 {
 	double end = monotonic_now() + secs, pause = env_ms("RLWRAP_REPLAY_BACKOFF_MS", REPLAY_BACKOFF_MS);
 	struct replay_result res = { .runs = 0 };
@@ -168,7 +166,7 @@ replay_until(const struct config *cfg, const struct store_options *opts, double 
 			print_visible("nothing waits in %s any more", opts->journal_path);
 			return 0;
 		}
-		if (replay_attempt(cfg, opts, &res)) {
+		if (replay_attempt(opts, &res)) {
 			print_visible("replayed %ld run%s and %ld breaker%s of %s into %s", res.runs,
 			    res.runs == 1 ? "" : "s", res.breakers, res.breakers == 1 ? "" : "s", opts->journal_path,
 			    res.server);
@@ -200,7 +198,7 @@ replay_options(struct config *cfg, struct store_options *opts)
 }
 
 static int
-replay_run(struct config *cfg, const struct store_options *opts, double secs, bool background)
+replay_run(const struct store_options *opts, double secs, bool background)
 {
 	struct store_error error;
 	bool elsewhere;
@@ -208,6 +206,12 @@ replay_run(struct config *cfg, const struct store_options *opts, double secs, bo
 
 	if (!store_is_server_url(opts->path) || opts->journal_path[0] == '\0') {
 		print_visible("nothing to replay: %s is a file, not a server", opts->path);
+		return 0;
+	}
+	/* Before the lock, which would make the state directory of a host
+	 * that never journaled anything. */
+	if (!journal_waiting(opts->journal_path)) {
+		print_visible("nothing waits in %s", opts->journal_path);
 		return 0;
 	}
 	if (background && (where = detach()) != 1) {
@@ -223,11 +227,7 @@ replay_run(struct config *cfg, const struct store_options *opts, double secs, bo
 		warnx_visible("%s", error.message);
 		return 1;
 	}
-	if (!journal_waiting(opts->journal_path)) {
-		print_visible("nothing waits in %s", opts->journal_path);
-		rc = 0;
-	} else
-		rc = replay_until(cfg, opts, secs);
+	rc = replay_until(opts, secs);
 	close(lock);
 	return rc;
 }
@@ -245,7 +245,7 @@ replay_exec(struct args *args)
 		return EXIT_USAGE;
 	if (!cmd_load_config(&cfg))
 		return 1;
-	rc = replay_options(&cfg, &opts) ? replay_run(&cfg, &opts, secs, args_has(args, OPT_BACKGROUND)) : 1;
+	rc = replay_options(&cfg, &opts) ? replay_run(&opts, secs, args_has(args, OPT_BACKGROUND)) : 1;
 	config_free(&cfg);
 	return rc;
 }

@@ -183,16 +183,18 @@ refusals() {
 @test "the memo: a host that read an open breaker refuses without asking the server until memo_ttl" {
 	host a
 	FAKE_STREAM=$BATS_TEST_TMPDIR/limit run -0 "$RLWRAP" -q -- claude
-	# Host b asks the server once, then refuses from what it read.
+	# Host b asks the server once, then refuses from what it read (with
+	# --no-record nothing reaches the server: the refusal is counted beside
+	# the memo until the next contact).
 	host b
 	run -75 "$RLWRAP" -- claude
 	assert_output --partial "refused: claude (scope *, account default) open on usage-limit until 2026-11-30T13:00:00Z"
 	assert_equal "$(refusals)" 1
-	run -75 "$RLWRAP" -- claude
+	run -75 "$RLWRAP" --no-record -- claude
 	assert_output --partial "until 2026-11-30T13:00:00Z"
 	assert_equal "$(refusals)" 1
 	# A model the breaker covers too (family-wide), and --signal-file as ever.
-	run -75 "$RLWRAP" -m sonnet --signal-file "$BATS_TEST_TMPDIR/sig.json" -- claude
+	run -75 "$RLWRAP" --no-record -m sonnet --signal-file "$BATS_TEST_TMPDIR/sig.json" -- claude
 	assert_equal "$(jq -r '.reason + " " + .resets_at + " " + .refused_by' "$BATS_TEST_TMPDIR/sig.json")" \
 		"usage-limit 2026-11-30T13:00:00Z breaker"
 	assert_equal "$(refusals)" 1
@@ -202,12 +204,14 @@ refusals() {
 	assert_success
 	assert_output "closed 1 breaker; other hosts see it within 30s (memo_ttl)"
 	host b
-	RLWRAP_TEST_NOW=$((T0 + 29)) run -75 "$RLWRAP" -- claude
+	RLWRAP_TEST_NOW=$((T0 + 29)) run -75 "$RLWRAP" --no-record -- claude
 	assert_equal "$(refusals)" 1
-	# b's status says what refuses its spawns: its memo, not the server.
+	# b's status says what refuses its spawns: its memo, not the server;
+	# and it is a contact: the three refusals counted meanwhile reach the waits.
 	RLWRAP_TEST_NOW=$((T0 + 29)) run -0 "$RLWRAP" status
 	assert_output --regexp "claude +open \(from this host's memo\) until 2026-11-30T12:00:3[0-9]Z"
 	refute_output --partial "no open breakers"
+	assert_equal "$(refusals)" 4
 	RLWRAP_TEST_NOW=$((T0 + 29)) run -0 "$RLWRAP" status --json
 	assert_equal "$(jq -r '.memo | length' <<< "$output")" 1
 	RLWRAP_TEST_NOW=$((T0 + 31)) run -0 "$RLWRAP" status
@@ -243,7 +247,7 @@ refusals() {
 	# A wait within the --wait budget is the server's to plan, memo or not.
 	printf '[store]\nmemo_ttl = 1m\n' > "$RLWRAP_CONFIG"
 	RLWRAP_TEST_NOW=$((T0 + 3597)) run -75 "$RLWRAP" -- claude   # the memo is stale: asks
-	RLWRAP_TEST_NOW=$((T0 + 3598)) run -75 "$RLWRAP" -- claude   # from the memo
+	RLWRAP_TEST_NOW=$((T0 + 3598)) run -75 "$RLWRAP" --no-record -- claude   # from the memo
 	assert_equal "$(refusals)" 3
 	RLWRAP_POLL_MS=50 RLWRAP_TEST_NOW=$((T0 + 3599)) FAKE_STREAM=$BATS_TEST_TMPDIR/ok run "$RLWRAP" --wait=10s -- claude
 	assert_success
