@@ -140,10 +140,16 @@ wrapper() {
 		fail "no wrapper met the stopped server"
 
 	# Back: the journals are replayed (by whichever process of the host
-	# reached the server first: a wrapper still running, or this status).
+	# reached the server first: a wrapper still running, the replayer a
+	# journaling wrapper left behind, or this status).  A status that meets
+	# a replay under way reads the journal as it was until that commits.
+	local end
 	for h in $HOSTS; do
-		run on "$h" "$RLWRAP" status --json
-		echo "$output" | jq -e '.journal.in_use == false and .journal.pending_runs == 0'
+		end=$((SECONDS + 60))
+		until on "$h" "$RLWRAP" status --json | jq -e '.journal.in_use == false and .journal.pending_runs == 0'; do
+			[ $SECONDS -lt $end ] || fail "$h's journal still waits: $(on "$h" "$RLWRAP" status --json)"
+			sleep 0.2
+		done
 	done
 	# The server holds the trip made during the outage.
 	assert_equal "$(db "select state from breakers where family = 'claude'")" open

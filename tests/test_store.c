@@ -9,6 +9,7 @@
 
 #include "breaker.h"
 #include "conf.h"
+#include "journal.h"
 #include "store.h"
 #include "unit_store.h"
 
@@ -236,6 +237,43 @@ test_state_file_writers_and_identity(void **state)
 	store_close(store);
 }
 
+/* The replayer's lock: one holder per journal, its pid in the file; the
+ * marker says whether anything waits. */
+static void
+test_journal_replayer_lock(void **state)
+{
+	char journal[256], marker[300], text[32] = "";
+	struct store_error err;
+	bool elsewhere;
+	int fd, again, lockfile;
+
+	snprintf(journal, sizeof(journal), "%s/jr/journal.db", tmpdir);
+	snprintf(marker, sizeof(marker), "%s.replay", journal);
+	assert_false(journal_waiting(journal));
+	assert_false(journal_replayer_running(journal));
+	assert_false(journal_waiting(""));
+	fd = journal_replayer_lock(journal, &elsewhere, &err);   /* makes the directory */
+	assert_true(fd >= 0);
+	assert_true(journal_replayer_running(journal));
+	again = journal_replayer_lock(journal, &elsewhere, &err);
+	assert_int_equal(again, -1);
+	assert_true(elsewhere);
+	snprintf(marker, sizeof(marker), "%s.replayer", journal);
+	assert_true((lockfile = open(marker, O_RDONLY)) >= 0);
+	assert_true(read(lockfile, text, sizeof(text) - 1) > 0);
+	close(lockfile);
+	assert_int_equal(strtol(text, NULL, 10), (long)getpid());
+	close(fd);
+	assert_false(journal_replayer_running(journal));
+	fd = journal_replayer_lock(journal, &elsewhere, &err);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(marker, sizeof(marker), "%s.replay", journal);
+	assert_true((lockfile = open(marker, O_WRONLY | O_CREAT, 0600)) >= 0);
+	close(lockfile);
+	assert_true(journal_waiting(journal));
+}
+
 int
 main(void)
 {
@@ -246,6 +284,7 @@ main(void)
 		cmocka_unit_test(test_store_errors),
 		cmocka_unit_test(test_pruning),
 		cmocka_unit_test(test_state_file_writers_and_identity),
+		cmocka_unit_test(test_journal_replayer_lock),
 	};
 
 	return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
