@@ -79,6 +79,8 @@ not_running() { ! kill -0 "$1" 2> /dev/null; }
 
 replayer_held() { ! flock -n "$1" true; }
 
+host_a_running() { [ -n "$(db "select pid from runs where state = 'running' and host = 'host-a'" 2> /dev/null)" ]; }
+
 @test "replay: a trip journaled in an outage reaches the other hosts through the replayer, with no spawn after it on its host" {
 	outage_gate
 	local pid t0 ms
@@ -199,8 +201,7 @@ replayer_held() { ! flock -n "$1" true; }
 @test "status names another host whose runs were lost after its lease lapsed, until that host is back" {
 	local wrapper
 	on host-a env RLWRAP_LEASE_RENEW_MS=200 "$RLWRAP" -q -- sleep 60 &
-	until_true 20 [ -n "$(db "select pid from runs where state = 'running' and host = 'host-a'")" ] ||
-		fail "no running row of host-a"
+	until_true 20 host_a_running || fail "no running row of host-a"
 	# The wrapper itself (the job is the shell function around it); its child dies with it.
 	wrapper=$(db "select pid from runs where state = 'running' and host = 'host-a'")
 	kill -9 "$wrapper"
