@@ -14,7 +14,10 @@
 #   4. a host killed (kill -9 of its wrappers) that held both slots of a
 #      key: how long until a waiter on another host starts;
 #   5. a stopped server (SIGSTOP): how long the second spawn of a host
-#      takes from its command to its child's start.
+#      takes from its command to its child's start;
+#   6. a trip journaled during an outage by a host that then runs nothing:
+#      how long after the server's return another host sees it (the
+#      replayer the wrapper left behind carries it).
 #   bench/fleet.sh            (HOSTS, WRAPPERS, AGENT_SECS, WAITERS, WAIT_SECS, RUNS, RLWRAP, BENCH_DIR,
 #                              SECTIONS, POOL=pgbouncer: through a transaction pool)
 set -euo pipefail
@@ -26,7 +29,7 @@ AGENT_SECS=${AGENT_SECS:-20}
 WAITERS=${WAITERS:-100}
 WAIT_SECS=${WAIT_SECS:-30}
 RUNS=${RUNS:-50}
-SECTIONS=${SECTIONS:-12345}   # which of the five to run
+SECTIONS=${SECTIONS:-123456}   # which of the six to run
 want() { [[ $SECTIONS == *$1* ]]; }
 TRUE=$(command -v true)
 dir=$(mktemp -d "$BENCH_DIR/fleet.XXXXXX")
@@ -212,4 +215,27 @@ for i in 1 2 3; do
 done
 # shellcheck disable=SC2086
 kill -CONT $pids
+fi
+
+if want 6; then
+echo "== 6. a trip journaled in an outage by a host that then goes idle"
+config_all '[store]\nconnect_timeout = 2s\nstatement_timeout = 1s\n'
+on 5 "$RLWRAP" -f claude -- "$TRUE"   # host 5 knows the server
+pids="$(head -1 "$dir/server/data/postmaster.pid") $(pgrep -P "$(head -1 "$dir/server/data/postmaster.pid")" | tr '\n' ' ')"
+# shellcheck disable=SC2086
+kill -STOP $pids
+# Host 4's one spawn hits the limit; it journals the trip and leaves a
+# replayer behind; host 4 runs nothing after it.
+on 4 "$RLWRAP" -q -f claude -- printf '%s\n' \
+	'{"type":"result","subtype":"success","is_error":true,"result":"You have hit your limit","api_error_status":429}' \
+	> /dev/null 2>&1 || true
+sleep "${OUTAGE_SECS:-10}"
+# shellcheck disable=SC2086
+kill -CONT $pids
+t0=$(now_ns)
+until on 5 "$RLWRAP" status --json 2> /dev/null | jq -e '.breakers | any(.family == "claude" and .state == "open")' > /dev/null; do
+	[ $(( ($(now_ns) - t0) / 1000000000 )) -lt 120 ] || { echo "no breaker on host 5 after 120 s"; break; }
+	sleep 0.2
+done
+echo "the trip reached host 5 $(( ($(now_ns) - t0) / 1000000 )) ms after the server's return (outage ${OUTAGE_SECS:-10} s)"
 fi
