@@ -92,6 +92,13 @@ no_breakers() {
 		fam=$(fixture_arg "$base" --family)
 		rm -f sig.json "$RLWRAP_DB"*
 		in_pty "\"$RLWRAP\" -f ${fam:-generic} --signal-file sig.json -- cat \"$base.jsonl\"; echo \"rc=\$?\"" > out.txt
+		# script(1) has lost the end of a screen under load (twice in many
+		# runs, never reproduced): once more before it counts, said in the log.
+		if ! grep -q 'rc=0$' out.txt; then
+			echo "# $(basename "$base"): no status line, once more (the screen ended: $(tail -c 80 out.txt | tr '\n' ' '))" >&3
+			rm -f sig.json "$RLWRAP_DB"*
+			in_pty "\"$RLWRAP\" -f ${fam:-generic} --signal-file sig.json -- cat \"$base.jsonl\"; echo \"rc=\$?\"" > out.txt
+		fi
 		if ! grep -q 'rc=0$' out.txt; then
 			bad+=" $(basename "$base")(exit; the screen ended: $(tail -c 120 out.txt | tr '\n' ' '))"
 		elif [ "$(jq -r .reason sig.json)" != none ] || ! no_breakers; then
@@ -134,7 +141,12 @@ check_banner() {
 @test "text-mode banners trip with their reason and reset in pty mode" {
 	command -v script >/dev/null || skip "script(1) is not installed"
 	local base bad=""
+	local why
 	while read -r base; do
+		# A banner missed once on a loaded machine (the portable build beside
+		# the sanitizer suite, never reproduced): once more, said in the log.
+		why=$(check_banner "$base" pty) && continue
+		echo "# $why; once more" >&3
 		check_banner "$base" pty || bad+=" $(basename "$base")"
 	done < <(text_fixtures trips)
 	[ -z "$bad" ] || fail "did not trip right:$bad"
