@@ -116,6 +116,11 @@ time_t cmd_now(void);
 char *cmd_strdup(const char *s);
 /* The same clock with its fraction of a second. */
 double cmd_now_precise(void);
+/* Monotonic seconds, for intervals and deadlines. */
+double cmd_monotonic(void);
+/* $name, a number of milliseconds from 1 to max_ms (the tests' knobs), in
+ * seconds; dflt_ms when it is unset or not such a number. */
+double cmd_env_ms(const char *name, long long dflt_ms, long long max_ms);
 
 /* The state-file subcommands (cmd/state.c helpers, one file per verb). */
 extern const struct cmd_entry cmd_status_entry, cmd_reset_entry, cmd_trip_entry, cmd_wait_entry,

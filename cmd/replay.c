@@ -34,27 +34,6 @@ static const struct option replay_longopts[] = {
 #define REPLAY_BACKOFF_MS 1000
 #define REPLAY_BACKOFF_MAX_SECS 30.0
 
-/* $name in milliseconds (tests), else dflt_ms. */
-static double
-env_ms(const char *name, long long dflt_ms)
-{
-	const char *env = getenv(name);
-	long long ms = 0;
-
-	if (env != NULL && *env != '\0')
-		ms = strtonum(env, 1, 86400000, NULL);
-	return (double)(ms > 0 ? ms : dflt_ms) / 1000;
-}
-
-static double
-monotonic_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void
 nap(double secs)
 {
@@ -156,7 +135,8 @@ replay_attempt(const struct store_options *opts, struct replay_result *res)
 static int
 replay_until(const struct store_options *opts, double secs)
 {
-	double end = monotonic_now() + secs, pause = env_ms("RLWRAP_REPLAY_BACKOFF_MS", REPLAY_BACKOFF_MS);
+	double end = cmd_monotonic() + secs;
+	double pause = cmd_env_ms("RLWRAP_REPLAY_BACKOFF_MS", REPLAY_BACKOFF_MS, 86400000);
 	struct replay_result res = { .runs = 0 };
 	char took[32];
 
@@ -172,7 +152,7 @@ replay_until(const struct store_options *opts, double secs)
 			    res.server);
 			return 0;
 		}
-		if (monotonic_now() + pause >= end)
+		if (cmd_monotonic() + pause >= end)
 			break;
 		nap(pause);
 		pause = pause * 2 < REPLAY_BACKOFF_MAX_SECS ? pause * 2 : REPLAY_BACKOFF_MAX_SECS;
@@ -238,7 +218,7 @@ replay_exec(struct args *args)
 	const struct cmd_entry *self = &cmd_replay_entry;
 	struct store_options opts;
 	struct config cfg;
-	double secs = env_ms("RLWRAP_REPLAY_FOR_MS", (long long)(REPLAY_FOR_SECS * 1000));
+	double secs = cmd_env_ms("RLWRAP_REPLAY_FOR_MS", (long long)(REPLAY_FOR_SECS * 1000), 86400000);
 	int rc;
 
 	if (args_has(args, OPT_FOR) && !opt_duration(self, "--for", args_get(args, OPT_FOR), &secs))

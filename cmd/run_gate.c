@@ -330,15 +330,11 @@ run_breaker_open(struct run_breaker *b, const struct run_opts *o, const struct r
 
 /* ---- waiting: breakers, then a slot, then the running row ---- */
 
+/* The tests' knobs: an hour at most. */
 static double
 env_secs(const char *name, long long dflt_ms)
 {
-	const char *env = getenv(name);
-	long long ms = 0;
-
-	if (env != NULL && *env != '\0')
-		ms = strtonum(env, 1, 3600000, NULL);
-	return (double)(ms > 0 ? ms : dflt_ms) / 1000;
+	return cmd_env_ms(name, dflt_ms, 3600000);
 }
 
 /* How often the host's lease is renewed ($RLWRAP_LEASE_RENEW_MS, for tests),

@@ -297,6 +297,26 @@ cmd_now_precise(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+double
+cmd_monotonic(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double
+cmd_env_ms(const char *name, long long dflt_ms, long long max_ms)
+{
+	const char *env = getenv(name);
+	long long ms = 0;
+
+	if (env != NULL && *env != '\0')
+		ms = strtonum(env, 1, max_ms, NULL);
+	return (double)(ms > 0 ? ms : dflt_ms) / 1000;
+}
+
 char *
 cmd_strdup(const char *s)
 {

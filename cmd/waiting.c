@@ -15,26 +15,17 @@
 
 static void wait_started(const struct wait_loop *w, const struct wait_reason *r, double now);
 
-static double
-monotonic(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 void
 wait_clock_init(struct wait_clock *c)
 {
 	c->clock0 = cmd_now_precise();
-	c->mono0 = monotonic();
+	c->mono0 = cmd_monotonic();
 }
 
 double
 wait_clock_now(const struct wait_clock *c)
 {
-	return c->clock0 + (monotonic() - c->mono0);
+	return c->clock0 + (cmd_monotonic() - c->mono0);
 }
 
 double
